@@ -1,0 +1,116 @@
+#pragma once
+// The backend contract: every device implements this pure-virtual interface, so a
+// missing kernel is a compile error. core/ops validate arguments, allocate outputs
+// and call these; kernels may assume what each comment promises and never re-check.
+// Operands may be non-contiguous (strides in bytes, possibly zero or negative)
+// unless a comment says otherwise, and are all on the kernel's device.
+
+#include <cstdint>
+
+#include "core/array.h"
+#include "core/scalar.h"
+
+namespace rensa {
+
+enum class UnaryOp : uint8_t {
+    kNegative, kAbs, kSign, kReciprocal, kFloor, kCeil,
+    kExp, kExpm1, kLog, kLog1p, kLog2, kLog10, kSqrt, kRsqrt, kSquare,
+    kSin, kCos, kTan, kArcsin, kArccos, kArctan, kSinh, kCosh, kTanh, kSigmoid, kErf,
+    kLogicalNot,                       // any dtype in, bool out
+    kIsnan, kIsinf, kIsfinite,         // any dtype in, bool out
+};
+
+enum class BinaryOp : uint8_t {
+    kAdd, kSubtract, kMultiply, kDivide, kFloorDivide, kMod, kPower, kMaximum, kMinimum, kArctan2,
+    kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual,  // bool out
+    kLogicalAnd, kLogicalOr, kLogicalXor,                           // bool out
+};
+
+enum class ReduceOp : uint8_t { kSum, kProd, kMax, kMin, kAny, kAll };
+enum class ArgReduceOp : uint8_t { kArgMax, kArgMin };
+enum class RandomDistribution : uint8_t { kUniform, kNormal, kBernoulli, kRandint };
+
+// True for comparisons and logical ops, whose output dtype is bool.
+bool is_predicate(BinaryOp op);
+bool is_predicate(UnaryOp op);
+
+// out[b] = alpha * op(a[b]) @ op(b[b]) + beta * out[b] for every batch index b.
+// a: (batch, m, k) or (batch, k, m) when trans_a; b: (batch, k, n) or (batch, n, k)
+// when trans_b; out: (batch, m, n). One dtype for all three; any strides (a batch
+// stride of 0 broadcasts).
+struct GemmArgs {
+    Array a, b, out;
+    bool trans_a = false, trans_b = false;
+    double alpha = 1.0, beta = 0.0;
+};
+
+// out = x.take(indices, axis): out.shape = x.shape[:axis] + indices.shape + x.shape[axis+1:].
+// indices are int64 and already in [0, x.shape[axis]).
+struct TakeArgs {
+    Array x, indices;
+    int axis = 0;
+    Array out;
+};
+
+// numpy's add.at along an axis: target[..., indices[j...], ...] += values[..., j..., ...].
+// Repeated indices accumulate. indices are int64 in range; values has dtype of target and
+// shape target.shape[:axis] + indices.shape + target.shape[axis+1:].
+struct ScatterAddArgs {
+    Array target, indices;
+    int axis = 0;
+    Array values;
+};
+
+// Fills a contiguous `out` from the Philox stream (seed, offset): element i uses counter
+// offset + i, so the numbers never depend on the device or the thread count.
+// kUniform: [a, b); kNormal: mean a, std b; kBernoulli: 1 with probability a (out any
+// dtype); kRandint: integers in [a, b) (out integral).
+struct RandomArgs {
+    RandomDistribution distribution = RandomDistribution::kUniform;
+    uint64_t seed = 0, offset = 0;
+    double a = 0.0, b = 1.0;
+    Array out;
+};
+
+// Stable ascending sort along `axis` (NaN last). Either output may be undefined.
+// values: dtype of x; indices: int64.
+struct SortArgs {
+    Array x;
+    int axis = 0;
+    Array values, indices;
+};
+
+class Kernels {
+public:
+    virtual ~Kernels() = default;
+
+    // dst = src cast to dst's dtype; same shape.
+    virtual void copy(const Array& src, const Array& dst) = 0;
+    // Every element of dst = value cast to dst's dtype.
+    virtual void fill(const Array& dst, Scalar value) = 0;
+    // out = op(x); same shape; same dtype except predicates (bool out).
+    virtual void unary(UnaryOp op, const Array& x, const Array& out) = 0;
+    // out = op(a, b); a and b have out's shape (broadcast views) and one dtype; out has
+    // that dtype, or bool for predicates.
+    virtual void binary(BinaryOp op, const Array& a, const Array& b, const Array& out) = 0;
+    // out = op(a, s), or op(s, a) when `reversed`; s is cast to a's dtype first.
+    virtual void binary_scalar(BinaryOp op, const Array& a, Scalar s, bool reversed, const Array& out) = 0;
+    // out = cond ? a : b; cond bool; a, b, out one dtype; all of out's shape.
+    virtual void where(const Array& cond, const Array& a, const Array& b, const Array& out) = 0;
+    // out (x's shape with `axes` set to 1) = reduction of x over `axes` (non-empty, sorted).
+    // x and out have one dtype, bool for kAny/kAll. kMax/kMin propagate NaN; size-0
+    // reductions give the identity (ops reject kMax/kMin on them).
+    virtual void reduce(ReduceOp op, const Array& x, const Axes& axes, const Array& out) = 0;
+    // out (int64, x's shape with axis set to 1) = index of the first max/min along axis
+    // (NaN counts as the extreme); x.shape[axis] > 0.
+    virtual void arg_reduce(ArgReduceOp op, const Array& x, int axis, const Array& out) = 0;
+    // out = inclusive prefix sum of x along axis; same shape and dtype.
+    virtual void cumsum(const Array& x, int axis, const Array& out) = 0;
+    virtual void gemm(const GemmArgs& args) = 0;
+    virtual void take(const TakeArgs& args) = 0;
+    virtual void scatter_add(const ScatterAddArgs& args) = 0;
+    virtual void random(const RandomArgs& args) = 0;
+    virtual void sort(const SortArgs& args) = 0;
+};
+
+}  // namespace rensa

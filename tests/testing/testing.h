@@ -1,0 +1,44 @@
+#pragma once
+// Helpers for rensa's tests: arrays from values, layouts that are non-contiguous on
+// purpose, per-dtype tolerances and comparison against float64 references.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/array.h"
+
+namespace rensa::testing {
+
+// The layouts every routine is tested with.
+enum class Layout { kContiguous, kStrided, kTransposed, kOffset };
+inline constexpr Layout kAllLayouts[] = {Layout::kContiguous, Layout::kStrided, Layout::kTransposed, Layout::kOffset};
+std::string layout_name(Layout layout);
+
+// An array of `dtype` holding `values` (row-major) with the given layout: kStrided
+// takes every other element of a larger buffer, kTransposed is the transpose view of
+// a contiguous transposed copy, kOffset starts one element into its storage.
+Array make_array(const std::vector<double>& values, const Shape& shape, Dtype dtype,
+                 Layout layout = Layout::kContiguous);
+// The same values in another layout (a copy).
+Array with_layout(const Array& a, Layout layout);
+// Values 0, 1, 2, ... scaled by `scale` and shifted by `shift`.
+std::vector<double> iota(int64_t n, double scale = 1.0, double shift = 0.0);
+
+// Elements as float64 in row-major order (any dtype, any layout).
+std::vector<double> to_doubles(const Array& a);
+
+struct Tolerance {
+    double atol, rtol;
+};
+// Tolerances for results computed in `dtype` (float16/bfloat16 loose, float64 tight).
+Tolerance tolerance(Dtype dtype);
+
+// Catch2 check: same shape and |actual - expected| <= atol + rtol * |expected|, NaN
+// matching NaN; the message names the first mismatching index.
+void check_allclose(const Array& actual, const std::vector<double>& expected, const Shape& shape,
+                    Tolerance tol);
+void check_allclose(const Array& actual, const Array& expected, Tolerance tol);
+void check_allclose(const Array& actual, const Array& expected);  // tolerance of actual's dtype
+
+}  // namespace rensa::testing
