@@ -58,7 +58,8 @@ Dtype dtype_from_name(std::string_view name) {
             return d;
     }
     if (name == "?") return Dtype::kBool;
-    if (name == "float" || name == "f" || name == "d") return Dtype::kFloat64;
+    if (name == "float" || name == "d" || name == "double") return Dtype::kFloat64;
+    if (name == "f") return Dtype::kFloat32;
     if (name == "int" || name == "l" || name == "q") return Dtype::kInt64;
     if (name == "i" || name == "intc") return Dtype::kInt32;
     if (name == "e" || name == "half") return Dtype::kFloat16;

@@ -61,6 +61,19 @@ constexpr uint16_t float_to_bfloat16_bits(float value) {
 
 constexpr float bfloat16_bits_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 
+// double -> float rounded to odd: truncate towards zero, then set the last bit when
+// inexact. With 24 bits against the 11 (or 8) that follow, rounding this float to
+// nearest-even gives the same result as rounding the double directly (no double rounding).
+constexpr float double_to_float_round_odd(double value) {
+    const auto f = static_cast<float>(value);
+    if (value != value || static_cast<double>(f) == value) return f;
+    uint32_t bits = std::bit_cast<uint32_t>(f);
+    const double af = f < 0 ? -static_cast<double>(f) : static_cast<double>(f);
+    const double av = value < 0 ? -value : value;
+    if (af > av) --bits;  // rounded away from zero: step back towards zero
+    return std::bit_cast<float>(bits | 1u);
+}
+
 }  // namespace detail
 
 struct FromBits {};  // tag: construct from raw bits
@@ -70,7 +83,7 @@ struct Half {
     constexpr Half() = default;
     constexpr Half(uint16_t raw, FromBits) : bits(raw) {}
     constexpr Half(float value) : bits(detail::float_to_half_bits(value)) {}  // NOLINT: implicit like float
-    constexpr Half(double value) : Half(static_cast<float>(value)) {}         // NOLINT
+    constexpr Half(double value) : bits(detail::float_to_half_bits(detail::double_to_float_round_odd(value))) {}  // NOLINT
     constexpr operator float() const { return detail::half_bits_to_float(bits); }  // NOLINT
 };
 
@@ -79,7 +92,8 @@ struct BFloat16 {
     constexpr BFloat16() = default;
     constexpr BFloat16(uint16_t raw, FromBits) : bits(raw) {}
     constexpr BFloat16(float value) : bits(detail::float_to_bfloat16_bits(value)) {}  // NOLINT
-    constexpr BFloat16(double value) : BFloat16(static_cast<float>(value)) {}         // NOLINT
+    constexpr BFloat16(double value)  // NOLINT
+        : bits(detail::float_to_bfloat16_bits(detail::double_to_float_round_odd(value))) {}
     constexpr operator float() const { return detail::bfloat16_bits_to_float(bits); }  // NOLINT
 };
 

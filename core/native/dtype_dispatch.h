@@ -49,8 +49,9 @@ inline constexpr bool kIsFloating = kIsHalfLike<T> || std::floating_point<T>;
 
 namespace rensa::native {
 
-// Converts one value like numpy's astype: to bool is `!= 0`; float16/bfloat16 go
-// through float; floats to integers truncate.
+// Converts one value like numpy's astype: to bool is `!= 0`; float16/bfloat16 read
+// through float and are written from float or (rounding once) from double; floats to
+// integers truncate.
 template <class To, class From>
 inline To cast_value(From v) {
     if constexpr (std::same_as<To, From>) {
@@ -59,8 +60,10 @@ inline To cast_value(From v) {
         return static_cast<ComputeT<From>>(v) != ComputeT<From>{0};
     } else if constexpr (kIsHalfLike<From>) {
         return cast_value<To>(static_cast<float>(v));
+    } else if constexpr (kIsHalfLike<To> && std::same_as<From, float>) {
+        return To(v);
     } else if constexpr (kIsHalfLike<To>) {
-        return To(static_cast<float>(v));
+        return To(static_cast<double>(v));
     } else {
         return static_cast<To>(v);
     }

@@ -23,13 +23,13 @@ NativeAllocator::~NativeAllocator() { empty_cache(); }
 std::shared_ptr<Storage> NativeAllocator::allocate(int64_t bytes) {
     RENSA_CHECK(bytes >= 0, ValueError, "native allocator: negative size ", bytes);
     const int64_t cls = size_class(bytes);
-    void* ptr = take_block(cls);
+    void* ptr = take_block(bytes, cls);
     auto keep = shared_from_this();  // the allocator lives as long as any storage it made
     return std::make_shared<Storage>(ptr, bytes, Device::native(),
                                      [keep = std::move(keep), cls](void* p) { keep->release(p, cls); });
 }
 
-void* NativeAllocator::take_block(int64_t cls) {
+void* NativeAllocator::take_block(int64_t bytes, int64_t cls) {
     {
         std::lock_guard lock{mutex_};
         ++stats_.num_allocs;
@@ -50,8 +50,8 @@ void* NativeAllocator::take_block(int64_t cls) {
         ptr = std::aligned_alloc(kAlignment, static_cast<size_t>(cls));
     }
     std::lock_guard lock{mutex_};
-    RENSA_CHECK(ptr != nullptr, OutOfMemoryError, "native allocator: out of memory allocating ", cls,
-                " bytes (", stats_.allocated_bytes, " bytes in use)");
+    RENSA_CHECK(ptr != nullptr, OutOfMemoryError, "native allocator: out of memory allocating ", bytes,
+                " bytes (block of ", cls, " bytes; ", stats_.allocated_bytes, " bytes in use)");
     stats_.allocated_bytes += cls;
     stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
     return ptr;

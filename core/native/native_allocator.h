@@ -28,7 +28,7 @@ public:
     AllocatorStats stats() const override;
 
 private:
-    void* take_block(int64_t cls);
+    void* take_block(int64_t bytes, int64_t cls);
     void release(void* ptr, int64_t cls);
 
     mutable std::mutex mutex_;

@@ -15,7 +15,11 @@ namespace {
 int64_t cache_limit_from_env() {
     const char* value = std::getenv("RENSA_NATIVE_CACHE_LIMIT");
     if (value == nullptr || *value == '\0') return int64_t{4} << 30;
-    return std::stoll(value);
+    char* end = nullptr;
+    const long long limit = std::strtoll(value, &end, 10);
+    RENSA_CHECK(end != value && *end == '\0' && limit >= 0, ValueError,
+                "RENSA_NATIVE_CACHE_LIMIT must be a non-negative number of bytes, got '", value, "'");
+    return limit;
 }
 
 class NativeBackend final : public Backend {

@@ -27,25 +27,32 @@ Array full_like(const Array& a, Scalar value, std::optional<Dtype> dtype) {
     return full(a.shape(), value, dtype.value_or(a.dtype()), a.device());
 }
 
+namespace {
+
+// Integer arange counts in integers so that bounds beyond 2^53 stay exact.
+Array arange_int(int64_t start, int64_t stop, int64_t step, Dtype dtype, Device device) {
+    RENSA_CHECK(step != 0, ValueError, "arange: step must not be zero");
+    const __int128 span = static_cast<__int128>(stop) - start;
+    const __int128 n128 = span / step + (span % step != 0 ? 1 : 0);
+    const auto n = static_cast<int64_t>(n128 > 0 ? n128 : 0);
+    std::vector<int64_t> values(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = start + i * step;
+    return Array::from_vector(values, {n}, device).astype(dtype, false);
+}
+
+}  // namespace
+
 Array arange(Scalar start, Scalar stop, Scalar step, std::optional<Dtype> dtype, Device device) {
     const bool all_int = start.kind() != ScalarKind::kFloat && stop.kind() != ScalarKind::kFloat &&
                          step.kind() != ScalarKind::kFloat;
-    const Dtype out_dtype = dtype.value_or(all_int ? Dtype::kInt64 : Dtype::kFloat64);
+    if (all_int) return arange_int(start.to_int(), stop.to_int(), step.to_int(), dtype.value_or(Dtype::kInt64), device);
     const double d_step = step.to_double();
     RENSA_CHECK(d_step != 0.0, ValueError, "arange: step must not be zero");
     const double span = stop.to_double() - start.to_double();
     const auto n = static_cast<int64_t>(std::max(0.0, std::ceil(span / d_step)));
     std::vector<double> values(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-        values[static_cast<size_t>(i)] =
-            all_int ? static_cast<double>(start.to_int() + i * step.to_int()) : start.to_double() + i * d_step;
-    }
-    if (all_int && out_dtype == Dtype::kInt64) {  // exact beyond 2^53
-        std::vector<int64_t> ints(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i) ints[static_cast<size_t>(i)] = start.to_int() + i * step.to_int();
-        return Array::from_vector(ints, {n}, device);
-    }
-    return Array::from_vector(values, {n}, device).astype(out_dtype, false);
+    for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = start.to_double() + static_cast<double>(i) * d_step;
+    return Array::from_vector(values, {n}, device).astype(dtype.value_or(Dtype::kFloat64), false);
 }
 
 Array arange(Scalar stop, std::optional<Dtype> dtype, Device device) {

@@ -61,6 +61,9 @@ TEST_CASE("dtype: dtype_from_name", "[dtype]") {
         CHECK(dtype_from_name(std::string(f.descr).substr(1)) == f.dtype);  // "f4" without byte order
     }
     CHECK(dtype_from_name("=f8") == F8);
+    CHECK(dtype_from_name("f") == F4);  // numpy: "f" is float32, "d" and "float" are float64
+    CHECK(dtype_from_name("d") == F8);
+    CHECK(dtype_from_name("float") == F8);
     CHECK(dtype_from_name("?") == B);
     CHECK(dtype_from_name("b") == I1);
     CHECK(dtype_from_name("B") == U1);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/array.h"
 #include "core/half.h"
 
 using namespace rensa;
@@ -175,4 +176,17 @@ TEST_CASE("half: conversions are constexpr and arithmetic goes through float", "
     CHECK(Half(1.5f) + Half(0.25f) == 1.75f);
     CHECK(Half(0.1).bits == Half(0.1f).bits);
     CHECK(BFloat16(3.0).bits == 0x4040u);
+}
+
+TEST_CASE("double to float16/bfloat16 rounds once, not through float", "[half]") {
+    // 1 + 2^-11 is the float16 tie between 1 and 1 + 2^-10; the extra 2^-40 puts the
+    // double above it, which a float intermediate would lose.
+    CHECK(rensa::Half(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)).bits == 0x3c01);
+    CHECK(rensa::Half(1.0 + std::ldexp(1.0, -11)).bits == 0x3c00);
+    CHECK(rensa::BFloat16(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)).bits == 0x3f81);
+    CHECK(rensa::BFloat16(1.0 + std::ldexp(1.0, -8)).bits == 0x3f80);
+    CHECK(rensa::Half(1e300).bits == 0x7c00);
+    CHECK(rensa::Half(-1e300).bits == 0xfc00);
+    const rensa::Array a = rensa::Array::from_vector<double>({1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)}, {1});
+    CHECK(a.astype(rensa::Dtype::kFloat16).to_vector<rensa::Half>()[0].bits == 0x3c01);
 }

@@ -70,7 +70,9 @@ TEST_CASE("creation: arange with integers", "[creation]") {
     CHECK(ops::arange(5, 1).shape() == Shape{0});
     CHECK(ops::arange(1, 5, -1).shape() == Shape{0});
     CHECK(ops::arange(0).shape() == Shape{0});
-    const int64_t big = (int64_t{1} << 53) + 1;  // beyond float64: values must stay exact
+    // Counted in integers: exact beyond 2^53.
+    const int64_t big = (int64_t{1} << 53) + 1;
+    CHECK(ops::arange(big, big + 2).to_vector<int64_t>() == std::vector<int64_t>{big, big + 1});
     CHECK(ops::arange(big, big + 4, 2).to_vector<int64_t>() == std::vector<int64_t>{big, big + 2});
     CHECK_THROWS_AS(ops::arange(0, 5, 0), ValueError);
 }
