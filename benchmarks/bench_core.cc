@@ -60,9 +60,9 @@ void BM_sum(benchmark::State& state) {
 BENCHMARK(BM_sum)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void set_flops(benchmark::State& state, int64_t n) {
-    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(n * n * n) *
-                                                       static_cast<double>(state.iterations()) * 1e-9,
-                                                   benchmark::Counter::kIsRate);
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * static_cast<double>(n * n * n) * static_cast<double>(state.iterations()) * 1e-9,
+                           benchmark::Counter::kIsRate);
 }
 
 void BM_sgemm_openblas(benchmark::State& state) {
@@ -72,8 +72,8 @@ void BM_sgemm_openblas(benchmark::State& state) {
     const Array c = ops::zeros({n, n});
     const int ni = static_cast<int>(n);
     for (auto _ : state) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0f, static_cast<float*>(a.raw_data()),
-                    ni, static_cast<float*>(b.raw_data()), ni, 0.0f, static_cast<float*>(c.raw_data()), ni);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, ni, ni, 1.0f, static_cast<float*>(a.raw_data()), ni,
+                    static_cast<float*>(b.raw_data()), ni, 0.0f, static_cast<float*>(c.raw_data()), ni);
         benchmark::ClobberMemory();
     }
     set_flops(state, n);

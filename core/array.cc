@@ -75,8 +75,8 @@ Shape infer_shape(const Shape& requested, int64_t size, const Shape& from) {
                     " (shape ", from, ") into shape ", requested);
         shape[infer_at] = size / known;
     }
-    RENSA_CHECK(shape_size(shape) == size, DimensionError, "reshape: cannot reshape array of size ", size,
-                " (shape ", from, ") into shape ", requested);
+    RENSA_CHECK(shape_size(shape) == size, DimensionError, "reshape: cannot reshape array of size ", size, " (shape ",
+                from, ") into shape ", requested);
     return shape;
 }
 
@@ -97,8 +97,10 @@ std::optional<Strides> reshape_strides(const Shape& old_shape, const Strides& ol
     while (ni < nn && oi < on) {
         int64_t np = new_shape[ni], op = os[oi];
         while (np != op) {
-            if (np < op) np *= new_shape[nj++];
-            else op *= os[oj++];
+            if (np < op)
+                np *= new_shape[nj++];
+            else
+                op *= os[oj++];
         }
         for (int k = oi; k < oj - 1; ++k) {
             if (ost[k] != os[k + 1] * ost[k + 1]) return std::nullopt;
@@ -189,8 +191,8 @@ Array Array::expand_dims(int axis) const {
 }
 
 Array Array::broadcast_to(const Shape& shape) const {
-    RENSA_CHECK(shape.size() >= ndim(), DimensionError, "broadcast_to: cannot broadcast shape ", shape_, " to ",
-                shape, " (fewer dimensions)");
+    RENSA_CHECK(shape.size() >= ndim(), DimensionError, "broadcast_to: cannot broadcast shape ", shape_, " to ", shape,
+                " (fewer dimensions)");
     const int lead = shape.size() - ndim();
     Strides strides(shape.size(), 0);
     for (int i = 0; i < ndim(); ++i) {

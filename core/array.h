@@ -64,7 +64,7 @@ public:
     [[nodiscard]] Array transpose() const;  // reverses the axes
     [[nodiscard]] Array transpose(const Axes& axes) const;
     [[nodiscard]] Array swapaxes(int axis1, int axis2) const;
-    [[nodiscard]] Array squeeze() const;  // drops every axis of length 1
+    [[nodiscard]] Array squeeze() const;                  // drops every axis of length 1
     [[nodiscard]] Array squeeze(const Axes& axes) const;  // those axes must have length 1
     [[nodiscard]] Array expand_dims(int axis) const;
     [[nodiscard]] Array broadcast_to(const Shape& shape) const;

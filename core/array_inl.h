@@ -8,22 +8,32 @@ namespace rensa {
 
 template <class T>
 constexpr Dtype dtype_of() {
-    if constexpr (std::same_as<T, bool>) return Dtype::kBool;
-    else if constexpr (std::same_as<T, int8_t>) return Dtype::kInt8;
-    else if constexpr (std::same_as<T, uint8_t>) return Dtype::kUInt8;
-    else if constexpr (std::same_as<T, int32_t>) return Dtype::kInt32;
-    else if constexpr (std::same_as<T, int64_t>) return Dtype::kInt64;
-    else if constexpr (std::same_as<T, Half>) return Dtype::kFloat16;
-    else if constexpr (std::same_as<T, BFloat16>) return Dtype::kBFloat16;
-    else if constexpr (std::same_as<T, float>) return Dtype::kFloat32;
-    else if constexpr (std::same_as<T, double>) return Dtype::kFloat64;
-    else static_assert(sizeof(T) == 0, "dtype_of: no rensa dtype stores this type");
+    if constexpr (std::same_as<T, bool>)
+        return Dtype::kBool;
+    else if constexpr (std::same_as<T, int8_t>)
+        return Dtype::kInt8;
+    else if constexpr (std::same_as<T, uint8_t>)
+        return Dtype::kUInt8;
+    else if constexpr (std::same_as<T, int32_t>)
+        return Dtype::kInt32;
+    else if constexpr (std::same_as<T, int64_t>)
+        return Dtype::kInt64;
+    else if constexpr (std::same_as<T, Half>)
+        return Dtype::kFloat16;
+    else if constexpr (std::same_as<T, BFloat16>)
+        return Dtype::kBFloat16;
+    else if constexpr (std::same_as<T, float>)
+        return Dtype::kFloat32;
+    else if constexpr (std::same_as<T, double>)
+        return Dtype::kFloat64;
+    else
+        static_assert(sizeof(T) == 0, "dtype_of: no rensa dtype stores this type");
 }
 
 template <class T>
 Array Array::from_vector(const std::vector<T>& values, const Shape& shape, Device device) {
-    RENSA_CHECK(static_cast<int64_t>(values.size()) == shape_size(shape), DimensionError, "from_vector: ",
-                values.size(), " values do not fill shape ", shape);
+    RENSA_CHECK(static_cast<int64_t>(values.size()) == shape_size(shape), DimensionError,
+                "from_vector: ", values.size(), " values do not fill shape ", shape);
     if constexpr (std::same_as<T, bool>) {  // std::vector<bool> is packed
         std::vector<uint8_t> bytes(values.begin(), values.end());
         return from_host(bytes.data(), shape, Dtype::kBool, device);

@@ -29,9 +29,8 @@ constexpr std::array<DtypeInfo, kNumDtypes> kInfo = {{
 const DtypeInfo& info(Dtype dtype) { return kInfo[static_cast<int>(dtype)]; }
 
 // Rows and columns in Dtype order: b, i1, u1, i4, i8, f2, bf16, f4, f8.
-constexpr Dtype B = Dtype::kBool, I1 = Dtype::kInt8, U1 = Dtype::kUInt8, I4 = Dtype::kInt32,
-                I8 = Dtype::kInt64, F2 = Dtype::kFloat16, BF = Dtype::kBFloat16, F4 = Dtype::kFloat32,
-                F8 = Dtype::kFloat64;
+constexpr Dtype B = Dtype::kBool, I1 = Dtype::kInt8, U1 = Dtype::kUInt8, I4 = Dtype::kInt32, I8 = Dtype::kInt64,
+                F2 = Dtype::kFloat16, BF = Dtype::kBFloat16, F4 = Dtype::kFloat32, F8 = Dtype::kFloat64;
 constexpr Dtype kPromotion[kNumDtypes][kNumDtypes] = {
     /* b   */ {B, I1, U1, I4, I8, F2, BF, F4, F8},
     /* i1  */ {I1, I1, I4, I4, I8, F2, BF, F4, F8},

@@ -11,8 +11,8 @@ namespace rensa {
 enum class Dtype : uint8_t { kBool, kInt8, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64 };
 
 inline constexpr int kNumDtypes = 9;
-inline constexpr Dtype kAllDtypes[kNumDtypes] = {Dtype::kBool,    Dtype::kInt8,     Dtype::kUInt8,
-                                                 Dtype::kInt32,   Dtype::kInt64,    Dtype::kFloat16,
+inline constexpr Dtype kAllDtypes[kNumDtypes] = {Dtype::kBool,     Dtype::kInt8,    Dtype::kUInt8,
+                                                 Dtype::kInt32,    Dtype::kInt64,   Dtype::kFloat16,
                                                  Dtype::kBFloat16, Dtype::kFloat32, Dtype::kFloat64};
 
 // Bytes per element.

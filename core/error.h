@@ -59,16 +59,16 @@ std::string concat(const Args&... args) {
 
 #define RENSA_THROW(Type, ...) throw ::rensa::Type(::rensa::detail::concat(__VA_ARGS__))
 
-#define RENSA_CHECK(cond, Type, ...)         \
-    do {                                     \
-        if (!(cond)) [[unlikely]] {          \
-            RENSA_THROW(Type, __VA_ARGS__);  \
-        }                                    \
+#define RENSA_CHECK(cond, Type, ...)        \
+    do {                                    \
+        if (!(cond)) [[unlikely]] {         \
+            RENSA_THROW(Type, __VA_ARGS__); \
+        }                                   \
     } while (false)
 
-#define RENSA_ASSERT(cond)                                               \
-    do {                                                                 \
-        if (!(cond)) [[unlikely]] {                                      \
-            ::rensa::detail::assert_fail(#cond, __FILE__, __LINE__);     \
-        }                                                                \
+#define RENSA_ASSERT(cond)                                           \
+    do {                                                             \
+        if (!(cond)) [[unlikely]] {                                  \
+            ::rensa::detail::assert_fail(#cond, __FILE__, __LINE__); \
+        }                                                            \
     } while (false)

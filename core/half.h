@@ -83,8 +83,9 @@ struct Half {
     constexpr Half() = default;
     constexpr Half(uint16_t raw, FromBits) : bits(raw) {}
     constexpr Half(float value) : bits(detail::float_to_half_bits(value)) {}  // NOLINT: implicit like float
-    constexpr Half(double value) : bits(detail::float_to_half_bits(detail::double_to_float_round_odd(value))) {}  // NOLINT
-    constexpr operator float() const { return detail::half_bits_to_float(bits); }  // NOLINT
+    constexpr Half(double value)
+        : bits(detail::float_to_half_bits(detail::double_to_float_round_odd(value))) {}  // NOLINT
+    constexpr operator float() const { return detail::half_bits_to_float(bits); }        // NOLINT
 };
 
 struct BFloat16 {
@@ -92,7 +93,7 @@ struct BFloat16 {
     constexpr BFloat16() = default;
     constexpr BFloat16(uint16_t raw, FromBits) : bits(raw) {}
     constexpr BFloat16(float value) : bits(detail::float_to_bfloat16_bits(value)) {}  // NOLINT
-    constexpr BFloat16(double value)  // NOLINT
+    constexpr BFloat16(double value)                                                  // NOLINT
         : bits(detail::float_to_bfloat16_bits(detail::double_to_float_round_odd(value))) {}
     constexpr operator float() const { return detail::bfloat16_bits_to_float(bits); }  // NOLINT
 };

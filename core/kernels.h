@@ -13,17 +13,58 @@
 namespace rensa {
 
 enum class UnaryOp : uint8_t {
-    kNegative, kAbs, kSign, kReciprocal, kFloor, kCeil,
-    kExp, kExpm1, kLog, kLog1p, kLog2, kLog10, kSqrt, kRsqrt, kSquare,
-    kSin, kCos, kTan, kArcsin, kArccos, kArctan, kSinh, kCosh, kTanh, kSigmoid, kErf,
-    kLogicalNot,                       // any dtype in, bool out
-    kIsnan, kIsinf, kIsfinite,         // any dtype in, bool out
+    kNegative,
+    kAbs,
+    kSign,
+    kReciprocal,
+    kFloor,
+    kCeil,
+    kExp,
+    kExpm1,
+    kLog,
+    kLog1p,
+    kLog2,
+    kLog10,
+    kSqrt,
+    kRsqrt,
+    kSquare,
+    kSin,
+    kCos,
+    kTan,
+    kArcsin,
+    kArccos,
+    kArctan,
+    kSinh,
+    kCosh,
+    kTanh,
+    kSigmoid,
+    kErf,
+    kLogicalNot,  // any dtype in, bool out
+    kIsnan,
+    kIsinf,
+    kIsfinite,  // any dtype in, bool out
 };
 
 enum class BinaryOp : uint8_t {
-    kAdd, kSubtract, kMultiply, kDivide, kFloorDivide, kMod, kPower, kMaximum, kMinimum, kArctan2,
-    kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual,  // bool out
-    kLogicalAnd, kLogicalOr, kLogicalXor,                           // bool out
+    kAdd,
+    kSubtract,
+    kMultiply,
+    kDivide,
+    kFloorDivide,
+    kMod,
+    kPower,
+    kMaximum,
+    kMinimum,
+    kArctan2,
+    kEqual,
+    kNotEqual,
+    kLess,
+    kLessEqual,
+    kGreater,
+    kGreaterEqual,  // bool out
+    kLogicalAnd,
+    kLogicalOr,
+    kLogicalXor,  // bool out
 };
 
 enum class ReduceOp : uint8_t { kSum, kProd, kMax, kMin, kAny, kAll };

@@ -18,12 +18,13 @@ public:
     Scalar() = default;
     Scalar(bool value) : kind_{ScalarKind::kBool}, int_{value ? 1 : 0}, float_{value ? 1.0 : 0.0} {}  // NOLINT
     template <std::integral T>
-        requires(!std::same_as<T, bool>)
-    Scalar(T value) : kind_{ScalarKind::kInt}, int_{static_cast<int64_t>(value)}, float_{static_cast<double>(value)} {}  // NOLINT
+    requires(!std::same_as<T, bool>) Scalar(T value)
+        : kind_{ScalarKind::kInt}, int_{static_cast<int64_t>(value)}, float_{static_cast<double>(value)} {}  // NOLINT
     template <std::floating_point T>
-    Scalar(T value) : kind_{ScalarKind::kFloat}, int_{static_cast<int64_t>(value)}, float_{static_cast<double>(value)} {}  // NOLINT
-    Scalar(Half value) : Scalar(static_cast<float>(value)) {}      // NOLINT
-    Scalar(BFloat16 value) : Scalar(static_cast<float>(value)) {}  // NOLINT
+    Scalar(T value)
+        : kind_{ScalarKind::kFloat}, int_{static_cast<int64_t>(value)}, float_{static_cast<double>(value)} {}  // NOLINT
+    Scalar(Half value) : Scalar(static_cast<float>(value)) {}                                                  // NOLINT
+    Scalar(BFloat16 value) : Scalar(static_cast<float>(value)) {}                                              // NOLINT
 
     ScalarKind kind() const { return kind_; }
     // The value as T (casting like numpy's astype; floats to integers truncate).

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <concepts>
-#include <iterator>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 
 #include "core/error.h"
 
@@ -25,10 +25,7 @@ public:
     SmallVector() = default;
     SmallVector(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
     template <class It>
-        requires(!std::integral<It>)
-    SmallVector(It first, It last) {
-        assign(first, last);
-    }
+    requires(!std::integral<It>) SmallVector(It first, It last) { assign(first, last); }
     explicit SmallVector(int count, T value = T{}) {
         check_capacity(count);
         size_ = count;

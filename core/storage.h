@@ -37,8 +37,8 @@ struct AllocatorStats {
     int64_t allocated_bytes = 0;  // held by live storages
     int64_t cached_bytes = 0;     // freed blocks kept for reuse
     int64_t peak_allocated_bytes = 0;
-    int64_t num_allocs = 0;       // requests served
-    int64_t num_cache_hits = 0;   // requests served from the cache
+    int64_t num_allocs = 0;      // requests served
+    int64_t num_cache_hits = 0;  // requests served from the cache
 };
 
 class Allocator {

@@ -16,7 +16,8 @@ def main():
     cmd = [f"{build}/benchmarks/bench_core", "--benchmark_format=json",
            "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true"] + sys.argv[2:]
     data = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    med = {b["run_name"]: b for b in data["benchmarks"] if b.get("aggregate_name") == "median"}
+    med = {b["run_name"].replace("/real_time", ""): b for b in data["benchmarks"]
+           if b.get("aggregate_name") == "median"}
 
     def t(name):
         return med[name]["real_time"]

@@ -16,18 +16,24 @@ using Unsigned = std::make_unsigned_t<std::conditional_t<kIsInt<C>, C, int>>;
 
 template <class C>
 C add(C a, C b) {
-    if constexpr (kIsInt<C>) return static_cast<C>(static_cast<Unsigned<C>>(a) + static_cast<Unsigned<C>>(b));
-    else return static_cast<C>(a + b);
+    if constexpr (kIsInt<C>)
+        return static_cast<C>(static_cast<Unsigned<C>>(a) + static_cast<Unsigned<C>>(b));
+    else
+        return static_cast<C>(a + b);
 }
 template <class C>
 C subtract(C a, C b) {
-    if constexpr (kIsInt<C>) return static_cast<C>(static_cast<Unsigned<C>>(a) - static_cast<Unsigned<C>>(b));
-    else return static_cast<C>(a - b);
+    if constexpr (kIsInt<C>)
+        return static_cast<C>(static_cast<Unsigned<C>>(a) - static_cast<Unsigned<C>>(b));
+    else
+        return static_cast<C>(a - b);
 }
 template <class C>
 C multiply(C a, C b) {
-    if constexpr (kIsInt<C>) return static_cast<C>(static_cast<Unsigned<C>>(a) * static_cast<Unsigned<C>>(b));
-    else return static_cast<C>(a * b);
+    if constexpr (kIsInt<C>)
+        return static_cast<C>(static_cast<Unsigned<C>>(a) * static_cast<Unsigned<C>>(b));
+    else
+        return static_cast<C>(a * b);
 }
 template <class C>
 C divide(C a, C b) {

@@ -57,8 +57,8 @@ void map_binary(const LoopPlan<3>& plan, F f) {
             }
         }
         for (int64_t i = 0; i < n; ++i) {
-            *reinterpret_cast<Out*>(p[0] + i * s[0]) = cast_value<Out>(
-                f(static_cast<C>(at<T>(p[1], s[1], i)), static_cast<C>(at<T>(p[2], s[2], i))));
+            *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+                cast_value<Out>(f(static_cast<C>(at<T>(p[1], s[1], i)), static_cast<C>(at<T>(p[2], s[2], i))));
         }
     });
 }

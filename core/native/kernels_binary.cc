@@ -18,15 +18,24 @@ void arithmetic(BinaryOp op, const LoopPlan<3>& plan) {
     using C = ComputeT<T>;
     namespace b = binary_ops;
     switch (op) {
-        case BinaryOp::kAdd: return map_binary<T, T>(plan, [](C x, C y) { return b::add(x, y); });
-        case BinaryOp::kSubtract: return map_binary<T, T>(plan, [](C x, C y) { return b::subtract(x, y); });
-        case BinaryOp::kMultiply: return map_binary<T, T>(plan, [](C x, C y) { return b::multiply(x, y); });
-        case BinaryOp::kDivide: return map_binary<T, T>(plan, [](C x, C y) { return b::divide(x, y); });
-        case BinaryOp::kFloorDivide: return map_binary<T, T>(plan, [](C x, C y) { return b::floor_divide(x, y); });
-        case BinaryOp::kMod: return map_binary<T, T>(plan, [](C x, C y) { return b::mod(x, y); });
-        case BinaryOp::kPower: return map_binary<T, T>(plan, [](C x, C y) { return b::power(x, y); });
-        case BinaryOp::kMaximum: return map_binary<T, T>(plan, [](C x, C y) { return b::maximum(x, y); });
-        case BinaryOp::kMinimum: return map_binary<T, T>(plan, [](C x, C y) { return b::minimum(x, y); });
+        case BinaryOp::kAdd:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::add(x, y); });
+        case BinaryOp::kSubtract:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::subtract(x, y); });
+        case BinaryOp::kMultiply:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::multiply(x, y); });
+        case BinaryOp::kDivide:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::divide(x, y); });
+        case BinaryOp::kFloorDivide:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::floor_divide(x, y); });
+        case BinaryOp::kMod:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::mod(x, y); });
+        case BinaryOp::kPower:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::power(x, y); });
+        case BinaryOp::kMaximum:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::maximum(x, y); });
+        case BinaryOp::kMinimum:
+            return map_binary<T, T>(plan, [](C x, C y) { return b::minimum(x, y); });
         case BinaryOp::kArctan2:
             if constexpr (kIsFloating<T>) return map_binary<T, T>(plan, [](C x, C y) { return std::atan2(x, y); });
             RENSA_THROW(DtypeError, "arctan2 kernel: needs a float dtype");
@@ -39,12 +48,18 @@ template <class T>
 void predicate(BinaryOp op, const LoopPlan<3>& plan) {
     using C = ComputeT<T>;
     switch (op) {
-        case BinaryOp::kEqual: return map_binary<bool, T>(plan, [](C x, C y) { return x == y; });
-        case BinaryOp::kNotEqual: return map_binary<bool, T>(plan, [](C x, C y) { return x != y; });
-        case BinaryOp::kLess: return map_binary<bool, T>(plan, [](C x, C y) { return x < y; });
-        case BinaryOp::kLessEqual: return map_binary<bool, T>(plan, [](C x, C y) { return x <= y; });
-        case BinaryOp::kGreater: return map_binary<bool, T>(plan, [](C x, C y) { return x > y; });
-        case BinaryOp::kGreaterEqual: return map_binary<bool, T>(plan, [](C x, C y) { return x >= y; });
+        case BinaryOp::kEqual:
+            return map_binary<bool, T>(plan, [](C x, C y) { return x == y; });
+        case BinaryOp::kNotEqual:
+            return map_binary<bool, T>(plan, [](C x, C y) { return x != y; });
+        case BinaryOp::kLess:
+            return map_binary<bool, T>(plan, [](C x, C y) { return x < y; });
+        case BinaryOp::kLessEqual:
+            return map_binary<bool, T>(plan, [](C x, C y) { return x <= y; });
+        case BinaryOp::kGreater:
+            return map_binary<bool, T>(plan, [](C x, C y) { return x > y; });
+        case BinaryOp::kGreaterEqual:
+            return map_binary<bool, T>(plan, [](C x, C y) { return x >= y; });
         case BinaryOp::kLogicalAnd:
             return map_binary<bool, T>(plan, [](C x, C y) { return x != C{0} && y != C{0}; });
         case BinaryOp::kLogicalOr:
@@ -58,8 +73,10 @@ void predicate(BinaryOp op, const LoopPlan<3>& plan) {
 
 void run_binary(BinaryOp op, Dtype dtype, const LoopPlan<3>& plan) {
     visit_dtype(dtype, [&]<typename T>() {
-        if (is_predicate(op)) predicate<T>(op, plan);
-        else arithmetic<T>(op, plan);
+        if (is_predicate(op))
+            predicate<T>(op, plan);
+        else
+            arithmetic<T>(op, plan);
     });
 }
 

@@ -27,7 +27,8 @@ void NativeKernels::copy(const Array& src, const Array& dst) {
                     return;
                 }
                 for (int64_t i = 0; i < n; ++i) {
-                    *reinterpret_cast<To*>(p[0] + i * s[0]) = cast_value<To>(*reinterpret_cast<const From*>(p[1] + i * s[1]));
+                    *reinterpret_cast<To*>(p[0] + i * s[0]) =
+                        cast_value<To>(*reinterpret_cast<const From*>(p[1] + i * s[1]));
                 }
             });
         });
@@ -37,7 +38,8 @@ void NativeKernels::copy(const Array& src, const Array& dst) {
 void NativeKernels::fill(const Array& dst, Scalar value) {
     const LoopPlan<1> plan = plan_loop<1>({&dst});
     visit_dtype(dst.dtype(), [&]<typename T>() {
-        const T v = value.kind() == ScalarKind::kFloat ? cast_value<T>(value.to_double()) : cast_value<T>(value.to_int());
+        const T v =
+            value.kind() == ScalarKind::kFloat ? cast_value<T>(value.to_double()) : cast_value<T>(value.to_int());
         for_each_run(plan, [v](std::array<char*, 1> p, const int64_t* s, int64_t n) {
             if (s[0] == sizeof(T)) {
                 T* out = reinterpret_cast<T*>(p[0]);

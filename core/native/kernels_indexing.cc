@@ -141,9 +141,8 @@ void NativeKernels::scatter_add(const ScatterAddArgs& args) {
         };
         // Each element of B + I costs num_j additions: size the grain by work, not elements.
         const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(num_j, 1));
-        parallel_for(plan.size, grain, [&](int64_t begin, int64_t end) {
-            for_each_in_range(plan, begin, end, add_run);
-        });
+        parallel_for(plan.size, grain,
+                     [&](int64_t begin, int64_t end) { for_each_in_range(plan, begin, end, add_run); });
     });
 }
 

@@ -64,12 +64,16 @@ bool numeric(UnaryOp op, const LoopPlan<2>& plan) {
             }
             return true;
         case UnaryOp::kFloor:
-            if constexpr (kIsFloating<T>) map_unary<T, T>(plan, [](C x) { return std::floor(x); });
-            else map_unary<T, T>(plan, [](C x) { return x; });
+            if constexpr (kIsFloating<T>)
+                map_unary<T, T>(plan, [](C x) { return std::floor(x); });
+            else
+                map_unary<T, T>(plan, [](C x) { return x; });
             return true;
         case UnaryOp::kCeil:
-            if constexpr (kIsFloating<T>) map_unary<T, T>(plan, [](C x) { return std::ceil(x); });
-            else map_unary<T, T>(plan, [](C x) { return x; });
+            if constexpr (kIsFloating<T>)
+                map_unary<T, T>(plan, [](C x) { return std::ceil(x); });
+            else
+                map_unary<T, T>(plan, [](C x) { return x; });
             return true;
         default:
             return false;
@@ -80,31 +84,50 @@ template <class T>
 void floating(UnaryOp op, const LoopPlan<2>& plan) {
     using C = ComputeT<T>;
     switch (op) {
-        case UnaryOp::kReciprocal: return map_unary<T, T>(plan, [](C x) { return C{1} / x; });
-        case UnaryOp::kExp: return map_unary<T, T>(plan, [](C x) { return std::exp(x); });
-        case UnaryOp::kExpm1: return map_unary<T, T>(plan, [](C x) { return std::expm1(x); });
-        case UnaryOp::kLog: return map_unary<T, T>(plan, [](C x) { return std::log(x); });
-        case UnaryOp::kLog1p: return map_unary<T, T>(plan, [](C x) { return std::log1p(x); });
-        case UnaryOp::kLog2: return map_unary<T, T>(plan, [](C x) { return std::log2(x); });
-        case UnaryOp::kLog10: return map_unary<T, T>(plan, [](C x) { return std::log10(x); });
-        case UnaryOp::kSqrt: return map_unary<T, T>(plan, [](C x) { return std::sqrt(x); });
-        case UnaryOp::kRsqrt: return map_unary<T, T>(plan, [](C x) { return C{1} / std::sqrt(x); });
-        case UnaryOp::kSin: return map_unary<T, T>(plan, [](C x) { return std::sin(x); });
-        case UnaryOp::kCos: return map_unary<T, T>(plan, [](C x) { return std::cos(x); });
-        case UnaryOp::kTan: return map_unary<T, T>(plan, [](C x) { return std::tan(x); });
-        case UnaryOp::kArcsin: return map_unary<T, T>(plan, [](C x) { return std::asin(x); });
-        case UnaryOp::kArccos: return map_unary<T, T>(plan, [](C x) { return std::acos(x); });
-        case UnaryOp::kArctan: return map_unary<T, T>(plan, [](C x) { return std::atan(x); });
-        case UnaryOp::kSinh: return map_unary<T, T>(plan, [](C x) { return std::sinh(x); });
-        case UnaryOp::kCosh: return map_unary<T, T>(plan, [](C x) { return std::cosh(x); });
-        case UnaryOp::kTanh: return map_unary<T, T>(plan, [](C x) { return std::tanh(x); });
+        case UnaryOp::kReciprocal:
+            return map_unary<T, T>(plan, [](C x) { return C{1} / x; });
+        case UnaryOp::kExp:
+            return map_unary<T, T>(plan, [](C x) { return std::exp(x); });
+        case UnaryOp::kExpm1:
+            return map_unary<T, T>(plan, [](C x) { return std::expm1(x); });
+        case UnaryOp::kLog:
+            return map_unary<T, T>(plan, [](C x) { return std::log(x); });
+        case UnaryOp::kLog1p:
+            return map_unary<T, T>(plan, [](C x) { return std::log1p(x); });
+        case UnaryOp::kLog2:
+            return map_unary<T, T>(plan, [](C x) { return std::log2(x); });
+        case UnaryOp::kLog10:
+            return map_unary<T, T>(plan, [](C x) { return std::log10(x); });
+        case UnaryOp::kSqrt:
+            return map_unary<T, T>(plan, [](C x) { return std::sqrt(x); });
+        case UnaryOp::kRsqrt:
+            return map_unary<T, T>(plan, [](C x) { return C{1} / std::sqrt(x); });
+        case UnaryOp::kSin:
+            return map_unary<T, T>(plan, [](C x) { return std::sin(x); });
+        case UnaryOp::kCos:
+            return map_unary<T, T>(plan, [](C x) { return std::cos(x); });
+        case UnaryOp::kTan:
+            return map_unary<T, T>(plan, [](C x) { return std::tan(x); });
+        case UnaryOp::kArcsin:
+            return map_unary<T, T>(plan, [](C x) { return std::asin(x); });
+        case UnaryOp::kArccos:
+            return map_unary<T, T>(plan, [](C x) { return std::acos(x); });
+        case UnaryOp::kArctan:
+            return map_unary<T, T>(plan, [](C x) { return std::atan(x); });
+        case UnaryOp::kSinh:
+            return map_unary<T, T>(plan, [](C x) { return std::sinh(x); });
+        case UnaryOp::kCosh:
+            return map_unary<T, T>(plan, [](C x) { return std::cosh(x); });
+        case UnaryOp::kTanh:
+            return map_unary<T, T>(plan, [](C x) { return std::tanh(x); });
         case UnaryOp::kSigmoid:
             // Written so that neither branch overflows: exp of a non-positive number only.
             return map_unary<T, T>(plan, [](C x) {
                 const C e = std::exp(-std::abs(x));
                 return x >= C{0} ? C{1} / (C{1} + e) : e / (C{1} + e);
             });
-        case UnaryOp::kErf: return map_unary<T, T>(plan, [](C x) { return std::erf(x); });
+        case UnaryOp::kErf:
+            return map_unary<T, T>(plan, [](C x) { return std::erf(x); });
         default:
             RENSA_ASSERT(false);
     }
@@ -120,8 +143,7 @@ void NativeKernels::unary(UnaryOp op, const Array& x, const Array& out) {
         if constexpr (kIsFloating<T>) {
             floating<T>(op, plan);
         } else {
-            RENSA_THROW(DtypeError, "unary kernel: op ", static_cast<int>(op), " needs a float dtype, got ",
-                        x.dtype());
+            RENSA_THROW(DtypeError, "unary kernel: op ", static_cast<int>(op), " needs a float dtype, got ", x.dtype());
         }
     });
 }

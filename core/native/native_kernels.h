@@ -8,9 +8,9 @@ namespace rensa::native {
 
 class NativeKernels final : public Kernels {
 public:
-    void copy(const Array& src, const Array& dst) override;                              // kernels_copy.cc
-    void fill(const Array& dst, Scalar value) override;                                  // kernels_copy.cc
-    void unary(UnaryOp op, const Array& x, const Array& out) override;                   // kernels_unary.cc
+    void copy(const Array& src, const Array& dst) override;                               // kernels_copy.cc
+    void fill(const Array& dst, Scalar value) override;                                   // kernels_copy.cc
+    void unary(UnaryOp op, const Array& x, const Array& out) override;                    // kernels_unary.cc
     void binary(BinaryOp op, const Array& a, const Array& b, const Array& out) override;  // kernels_binary.cc
     void binary_scalar(BinaryOp op, const Array& a, Scalar s, bool reversed, const Array& out) override;
     void where(const Array& cond, const Array& a, const Array& b, const Array& out) override;  // kernels_where.cc
@@ -18,10 +18,10 @@ public:
     void arg_reduce(ArgReduceOp op, const Array& x, int axis, const Array& out) override;      // kernels_reduce.cc
     void cumsum(const Array& x, int axis, const Array& out) override;                          // kernels_scan.cc
     void gemm(const GemmArgs& args) override;                                                  // kernels_gemm.cc
-    void take(const TakeArgs& args) override;                        // kernels_indexing.cc
-    void scatter_add(const ScatterAddArgs& args) override;           // kernels_indexing.cc
-    void random(const RandomArgs& args) override;                    // kernels_random.cc
-    void sort(const SortArgs& args) override;                        // kernels_sort.cc
+    void take(const TakeArgs& args) override;                                                  // kernels_indexing.cc
+    void scatter_add(const ScatterAddArgs& args) override;                                     // kernels_indexing.cc
+    void random(const RandomArgs& args) override;                                              // kernels_random.cc
+    void sort(const SortArgs& args) override;                                                  // kernels_sort.cc
 };
 
 }  // namespace rensa::native

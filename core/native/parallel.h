@@ -23,7 +23,7 @@ void parallel_for(int64_t n, int64_t grain, Fn&& fn) {
         if (n > 0) fn(int64_t{0}, n);
         return;
     }
-#pragma omp parallel num_threads(static_cast<int>(threads))
+#pragma omp parallel num_threads(static_cast <int>(threads))
     {
         const int64_t t = omp_get_thread_num();
         const int64_t nt = omp_get_num_threads();

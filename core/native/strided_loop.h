@@ -16,7 +16,7 @@ namespace rensa::native {
 
 template <int N>
 struct LoopPlan {
-    int ndim = 0;                      // after coalescing; dims outer to inner
+    int ndim = 0;  // after coalescing; dims outer to inner
     int64_t shape[kMaxNdim] = {};
     int64_t strides[N][kMaxNdim] = {};
     std::array<char*, N> base{};

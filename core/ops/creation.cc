@@ -43,15 +43,16 @@ Array arange_int(int64_t start, int64_t stop, int64_t step, Dtype dtype, Device 
 }  // namespace
 
 Array arange(Scalar start, Scalar stop, Scalar step, std::optional<Dtype> dtype, Device device) {
-    const bool all_int = start.kind() != ScalarKind::kFloat && stop.kind() != ScalarKind::kFloat &&
-                         step.kind() != ScalarKind::kFloat;
+    const bool all_int =
+        start.kind() != ScalarKind::kFloat && stop.kind() != ScalarKind::kFloat && step.kind() != ScalarKind::kFloat;
     if (all_int) return arange_int(start.to_int(), stop.to_int(), step.to_int(), dtype.value_or(Dtype::kInt64), device);
     const double d_step = step.to_double();
     RENSA_CHECK(d_step != 0.0, ValueError, "arange: step must not be zero");
     const double span = stop.to_double() - start.to_double();
     const auto n = static_cast<int64_t>(std::max(0.0, std::ceil(span / d_step)));
     std::vector<double> values(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = start.to_double() + static_cast<double>(i) * d_step;
+    for (int64_t i = 0; i < n; ++i)
+        values[static_cast<size_t>(i)] = start.to_double() + static_cast<double>(i) * d_step;
     return Array::from_vector(values, {n}, device).astype(dtype.value_or(Dtype::kFloat64), false);
 }
 

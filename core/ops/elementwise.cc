@@ -133,9 +133,9 @@ RENSA_DEFINE_UNARY(isinf, kIsinf, kPredicate)
 RENSA_DEFINE_UNARY(isfinite, kIsfinite, kPredicate)
 #undef RENSA_DEFINE_UNARY
 
-#define RENSA_DEFINE_BINARY(fn, op)                                                                 \
-    Array fn(const Array& a, const Array& b) { return binary(BinaryOp::op, #fn, a, b); }            \
-    Array fn(const Array& a, Scalar b) { return binary(BinaryOp::op, #fn, a, b, false); }           \
+#define RENSA_DEFINE_BINARY(fn, op)                                                       \
+    Array fn(const Array& a, const Array& b) { return binary(BinaryOp::op, #fn, a, b); }  \
+    Array fn(const Array& a, Scalar b) { return binary(BinaryOp::op, #fn, a, b, false); } \
     Array fn(Scalar a, const Array& b) { return binary(BinaryOp::op, #fn, b, a, true); }
 RENSA_DEFINE_BINARY(add, kAdd)
 RENSA_DEFINE_BINARY(subtract, kSubtract)

@@ -40,9 +40,9 @@ namespace rensa::ops {
 [[nodiscard]] Array isfinite(const Array& x);
 
 // --- Binary.
-#define RENSA_DECLARE_BINARY(name)                                  \
-    [[nodiscard]] Array name(const Array& a, const Array& b);       \
-    [[nodiscard]] Array name(const Array& a, Scalar b);             \
+#define RENSA_DECLARE_BINARY(name)                            \
+    [[nodiscard]] Array name(const Array& a, const Array& b); \
+    [[nodiscard]] Array name(const Array& a, Scalar b);       \
     [[nodiscard]] Array name(Scalar a, const Array& b);
 RENSA_DECLARE_BINARY(add)
 RENSA_DECLARE_BINARY(subtract)

@@ -44,8 +44,8 @@ Shape gathered_shape(const Shape& shape, const Shape& indices_shape, int axis) {
 // makes) would receive racing writes.
 void check_no_overlap(const Array& target) {
     for (int d = 0; d < target.ndim(); ++d) {
-        RENSA_CHECK(target.shape()[d] <= 1 || target.strides()[d] != 0, ValueError,
-                    "scatter_add: target of shape ", target.shape(), " repeats its elements along axis ", d,
+        RENSA_CHECK(target.shape()[d] <= 1 || target.strides()[d] != 0, ValueError, "scatter_add: target of shape ",
+                    target.shape(), " repeats its elements along axis ", d,
                     " (a broadcast view); scatter into a copy instead");
     }
 }
@@ -75,8 +75,9 @@ void scatter_add(const Array& target, const Array& indices, const Array& values,
     Array vals = values.astype(target.dtype(), /*copy=*/false);
     if (vals.storage() == target.storage()) vals = vals.copy();  // overlapping: read before writing
     if (shape_size(shape) == 0) return;
-    global_context().kernels(target.device()).scatter_add(
-        {.target = target, .indices = idx, .axis = a, .values = vals.broadcast_to(shape)});
+    global_context()
+        .kernels(target.device())
+        .scatter_add({.target = target, .indices = idx, .axis = a, .values = vals.broadcast_to(shape)});
 }
 
 }  // namespace rensa::ops

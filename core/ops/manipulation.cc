@@ -23,8 +23,8 @@ std::vector<Index> slice_on(int axis, std::optional<int64_t> start, std::optiona
 void check_joinable(std::string_view op, const std::vector<Array>& arrays) {
     RENSA_CHECK(!arrays.empty(), ValueError, op, ": need at least one array to ", op);
     for (size_t i = 1; i < arrays.size(); ++i) {
-        RENSA_CHECK(arrays[i].device() == arrays[0].device(), DeviceError, op, ": array 0 is on ",
-                    arrays[0].device(), " but array ", i, " is on ", arrays[i].device());
+        RENSA_CHECK(arrays[i].device() == arrays[0].device(), DeviceError, op, ": array 0 is on ", arrays[0].device(),
+                    " but array ", i, " is on ", arrays[i].device());
     }
 }
 

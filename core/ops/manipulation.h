@@ -20,8 +20,7 @@ namespace rensa::ops {
 // ... or at the given indices (array_split semantics for out-of-range indices).
 [[nodiscard]] std::vector<Array> split(const Array& x, const std::vector<int64_t>& indices, int axis = 0);
 // Constant padding: pad_width[i] = (before, after) for axis i; one pair broadcasts to all axes.
-[[nodiscard]] Array pad(const Array& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
-                        Scalar value = 0);
+[[nodiscard]] Array pad(const Array& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width, Scalar value = 0);
 // numpy.tile with per-axis repetitions.
 [[nodiscard]] Array tile(const Array& x, const std::vector<int64_t>& reps);
 // numpy.repeat: each element `repeats` times (or repeats[i] times) along axis (flattened without one).

@@ -5,7 +5,7 @@
 
 namespace rensa {
 
-#define RENSA_ARRAY_OPERATOR(op, fn)                                                                \
+#define RENSA_ARRAY_OPERATOR(op, fn)                                                                 \
     [[nodiscard]] inline Array operator op(const Array& a, const Array& b) { return ops::fn(a, b); } \
     [[nodiscard]] inline Array operator op(const Array& a, Scalar b) { return ops::fn(a, b); }       \
     [[nodiscard]] inline Array operator op(Scalar a, const Array& b) { return ops::fn(a, b); }

@@ -11,7 +11,8 @@ namespace rensa::ops {
 [[nodiscard]] Array normal(const Shape& shape, double mean = 0.0, double stddev = 1.0, Dtype dtype = Dtype::kFloat32,
                            Device device = default_device());
 // 1 (true) with probability p, else 0.
-[[nodiscard]] Array bernoulli(const Shape& shape, double p, Dtype dtype = Dtype::kBool, Device device = default_device());
+[[nodiscard]] Array bernoulli(const Shape& shape, double p, Dtype dtype = Dtype::kBool,
+                              Device device = default_device());
 // Integers in [low, high).
 [[nodiscard]] Array randint(int64_t low, int64_t high, const Shape& shape, Dtype dtype = Dtype::kInt64,
                             Device device = default_device());

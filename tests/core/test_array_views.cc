@@ -93,13 +93,17 @@ TEST_CASE("views: transpose and swapaxes over every layout", "[views]") {
         const Array x = make_array(values, shape, Dtype::kInt32, layout);
         const Array t = x.transpose();
         CHECK(t.storage() == x.storage());
-        check_allclose(t, gather_reference(values, shape, {4, 3, 2}, [](auto i) {
-                           return std::vector<int64_t>{i[2], i[1], i[0]};
-                       }),
+        check_allclose(t,
+                       gather_reference(values, shape, {4, 3, 2},
+                                        [](auto i) {
+                                            return std::vector<int64_t>{i[2], i[1], i[0]};
+                                        }),
                        {4, 3, 2}, {0, 0});
-        check_allclose(x.transpose({1, -1, 0}), gather_reference(values, shape, {3, 4, 2}, [](auto i) {
-                           return std::vector<int64_t>{i[2], i[0], i[1]};
-                       }),
+        check_allclose(x.transpose({1, -1, 0}),
+                       gather_reference(values, shape, {3, 4, 2},
+                                        [](auto i) {
+                                            return std::vector<int64_t>{i[2], i[0], i[1]};
+                                        }),
                        {3, 4, 2}, {0, 0});
         check_allclose(x.swapaxes(0, -1), t, {0, 0});
         check_allclose(x.swapaxes(1, 1), x, {0, 0});
@@ -151,8 +155,7 @@ TEST_CASE("views: broadcast_to", "[views]") {
                        {2, 3, 4}, {0, 0});
     }
     const Array x = make_array(values, {3}, Dtype::kInt64);
-    CHECK(make_array({7}, {}, Dtype::kInt64).broadcast_to({2, 2}).to_vector<int64_t>() ==
-          std::vector<int64_t>(4, 7));
+    CHECK(make_array({7}, {}, Dtype::kInt64).broadcast_to({2, 2}).to_vector<int64_t>() == std::vector<int64_t>(4, 7));
     CHECK(x.broadcast_to({0, 3}).shape() == Shape{0, 3});
     REQUIRE_THROWS_AS(x.broadcast_to({4}), DimensionError);
     REQUIRE_THROWS_AS(x.broadcast_to({3, 2}), DimensionError);
@@ -166,22 +169,27 @@ TEST_CASE("views: index with integers, slices, NewAxis and Ellipsis", "[views]")
     for (Layout layout : kAllLayouts) {
         INFO(testing::layout_name(layout));
         const Array x = make_array(values, shape, Dtype::kFloat32, layout);
-        check_allclose(x.index({-1, 2}), gather_reference(values, shape, {6}, [](auto i) {
-                           return std::vector<int64_t>{3, 2, i[0]};
-                       }),
+        check_allclose(x.index({-1, 2}),
+                       gather_reference(values, shape, {6},
+                                        [](auto i) {
+                                            return std::vector<int64_t>{3, 2, i[0]};
+                                        }),
                        {6}, {0, 0});
         // x[1:4:2, ::-1, -2:0:-3]
         const Array s = x.index({Slice{1, 4, 2}, Slice{std::nullopt, std::nullopt, -1}, Slice{-2, 0, -3}});
-        check_allclose(s, gather_reference(values, shape, {2, 5, 2}, [](auto i) {
-                           return std::vector<int64_t>{1 + 2 * i[0], 4 - i[1], 4 - 3 * i[2]};
-                       }),
+        check_allclose(s,
+                       gather_reference(values, shape, {2, 5, 2},
+                                        [](auto i) {
+                                            return std::vector<int64_t>{1 + 2 * i[0], 4 - i[1], 4 - 3 * i[2]};
+                                        }),
                        {2, 5, 2}, {0, 0});
         CHECK(s.storage() == x.storage());
         // x[None, ..., None, 3] and x[..., 1:100] and x[2, -100:2]
         check_allclose(x.index({NewAxis{}, Ellipsis{}, NewAxis{}, 3}),
-                       gather_reference(values, shape, {1, 4, 5, 1}, [](auto i) {
-                           return std::vector<int64_t>{i[1], i[2], 3};
-                       }),
+                       gather_reference(values, shape, {1, 4, 5, 1},
+                                        [](auto i) {
+                                            return std::vector<int64_t>{i[1], i[2], 3};
+                                        }),
                        {1, 4, 5, 1}, {0, 0});
         CHECK(x.index({Ellipsis{}, Slice{1, 100, 1}}).shape() == Shape{4, 5, 5});
         CHECK(x.index({2, Slice{-100, 2, 1}}).shape() == Shape{2, 6});

@@ -36,8 +36,7 @@ Tolerance tolerance(Dtype dtype);
 
 // Catch2 check: same shape and |actual - expected| <= atol + rtol * |expected|, NaN
 // matching NaN; the message names the first mismatching index.
-void check_allclose(const Array& actual, const std::vector<double>& expected, const Shape& shape,
-                    Tolerance tol);
+void check_allclose(const Array& actual, const std::vector<double>& expected, const Shape& shape, Tolerance tol);
 void check_allclose(const Array& actual, const Array& expected, Tolerance tol);
 void check_allclose(const Array& actual, const Array& expected);  // tolerance of actual's dtype
 

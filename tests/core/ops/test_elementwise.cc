@@ -46,8 +46,8 @@ std::vector<UnaryCase> float_unary_cases() {
         {"sinh", [](const Array& x) { return ops::sinh(x); }, [](double v) { return std::sinh(v); }, -2, 2},
         {"cosh", [](const Array& x) { return ops::cosh(x); }, [](double v) { return std::cosh(v); }, -2, 2},
         {"tanh", [](const Array& x) { return ops::tanh(x); }, [](double v) { return std::tanh(v); }, -3, 3},
-        {"sigmoid", [](const Array& x) { return ops::sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); },
-         -8, 8},
+        {"sigmoid", [](const Array& x) { return ops::sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); }, -8,
+         8},
         {"erf", [](const Array& x) { return ops::erf(x); }, [](double v) { return std::erf(v); }, -2, 2},
         {"square", [](const Array& x) { return ops::square(x); }, [](double v) { return v * v; }, -3, 3},
         {"abs", [](const Array& x) { return ops::abs(x); }, [](double v) { return std::abs(v); }, -3, 3},
@@ -229,8 +229,9 @@ TEST_CASE("integer division and modulo by zero give 0 and INT_MIN / -1 wraps (nu
     CHECK((m + 1).item<int32_t>() == std::numeric_limits<int32_t>::min());
     CHECK((m * 2).item<int32_t>() == -2);
     // Integer powers are exact; negative exponents truncate instead of raising.
-    check_allclose(ops::power(Array::from_vector<int64_t>({3, 2, 1, -1}, {4}), Array::from_vector<int64_t>({13, 40, -5, -3}, {4})),
-                   {1594323, 1099511627776.0, 1, -1}, {4}, {0, 0});
+    check_allclose(
+        ops::power(Array::from_vector<int64_t>({3, 2, 1, -1}, {4}), Array::from_vector<int64_t>({13, 40, -5, -3}, {4})),
+        {1594323, 1099511627776.0, 1, -1}, {4}, {0, 0});
 }
 
 TEST_CASE("maximum and minimum propagate NaN", "[elementwise]") {
@@ -364,6 +365,8 @@ TEST_CASE("large contiguous operations split across threads agree with a serial 
     const std::vector<double> got = to_doubles(y), xf = to_doubles(x);
     for (int64_t i = 0; i < n; i += 997) {
         const auto k = static_cast<size_t>(i);
-        REQUIRE(got[k] == Approx(static_cast<double>(static_cast<float>(static_cast<float>(xf[k] * 3.0f) + static_cast<float>(xf[k])))).epsilon(1e-6));
+        REQUIRE(got[k] == Approx(static_cast<double>(
+                                     static_cast<float>(static_cast<float>(xf[k] * 3.0f) + static_cast<float>(xf[k]))))
+                              .epsilon(1e-6));
     }
 }

@@ -26,9 +26,12 @@ std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed = 0) {
     std::vector<double> v;
     for (int64_t i = 0; i < n; ++i) {
         const double x = static_cast<double>((i * 7 + seed * 5 + 3) % 11);
-        if (dtype == Dtype::kBool) v.push_back(static_cast<double>(static_cast<int64_t>(x) % 2));
-        else if (is_float(dtype)) v.push_back(x - 4.5);
-        else v.push_back(is_signed(dtype) ? x - 5 : x);
+        if (dtype == Dtype::kBool)
+            v.push_back(static_cast<double>(static_cast<int64_t>(x) % 2));
+        else if (is_float(dtype))
+            v.push_back(x - 4.5);
+        else
+            v.push_back(is_signed(dtype) ? x - 5 : x);
     }
     return v;
 }
@@ -118,8 +121,8 @@ TEST_CASE("take: any integer index dtype, bool indices as 0 and 1", "[indexing]"
     const Array x = make_array(values, {10}, Dtype::kFloat32);
     for (Dtype idx_dtype : {Dtype::kInt8, Dtype::kUInt8, Dtype::kInt32, Dtype::kInt64}) {
         INFO(idx_dtype);
-        const std::vector<int64_t> idx = is_signed(idx_dtype) ? std::vector<int64_t>{9, -10, 3, -1}
-                                                                : std::vector<int64_t>{9, 0, 3, 3};
+        const std::vector<int64_t> idx =
+            is_signed(idx_dtype) ? std::vector<int64_t>{9, -10, 3, -1} : std::vector<int64_t>{9, 0, 3, 3};
         const Array indices = make_array({idx.begin(), idx.end()}, {4}, idx_dtype);
         check_allclose(ops::take(x, indices, 0), take_reference(values, {10}, 0, idx), {4}, {0, 0});
     }
@@ -142,8 +145,8 @@ TEST_CASE("take: without an axis over the flattened array", "[indexing]") {
 TEST_CASE("take: 0-d indices drop the axis; empty indices and size-0 arrays", "[indexing]") {
     const std::vector<double> values = sample(Dtype::kFloat64, 12);
     const Array x = make_array(values, {3, 4}, Dtype::kFloat64, Layout::kTransposed);
-    check_allclose(ops::take(x, make_array({-2}, {}, Dtype::kInt64), 1), take_reference(values, {3, 4}, 1, {-2}),
-                   {3}, {0, 0});
+    check_allclose(ops::take(x, make_array({-2}, {}, Dtype::kInt64), 1), take_reference(values, {3, 4}, 1, {-2}), {3},
+                   {0, 0});
     CHECK(ops::take(x, make_array({}, {0}, Dtype::kInt64), 1).shape() == Shape{3, 0});
     CHECK(ops::take(x, make_array({}, {2, 0}, Dtype::kInt32), 0).shape() == Shape{2, 0, 4});
     const Array empty_rows = make_array({}, {0, 4}, Dtype::kFloat32);
@@ -239,8 +242,8 @@ TEST_CASE("scatter_add: multi-dimensional and 0-d indices, broadcast and cast va
     SECTION("0-d index, 0-d value broadcast") {
         const Array target = make_array(t0, shape, Dtype::kInt32);
         ops::scatter_add(target, make_array({-2}, {}, Dtype::kInt64), make_array({7}, {}, Dtype::kInt32), 0);
-        check_allclose(target, scatter_reference(t0, shape, 0, {-2}, std::vector<double>(5, 7.0), Dtype::kInt32),
-                       shape, {0, 0});
+        check_allclose(target, scatter_reference(t0, shape, 0, {-2}, std::vector<double>(5, 7.0), Dtype::kInt32), shape,
+                       {0, 0});
     }
     SECTION("float values cast (truncated) into an int target, broadcast over a (1, 6) row") {
         const Array target = make_array(t0, shape, Dtype::kInt32);
@@ -272,8 +275,8 @@ TEST_CASE("scatter_add: multi-dimensional and 0-d indices, broadcast and cast va
 TEST_CASE("scatter_add: float16 adds round once per addition like numpy", "[indexing]") {
     const Array target = make_array({0.0}, {1}, Dtype::kFloat16);
     const std::vector<int64_t> idx(3000, 0);
-    ops::scatter_add(target, Array::from_vector(idx, {3000}), make_array(std::vector<double>(3000, 1.0), {3000},
-                                                                          Dtype::kFloat16));
+    ops::scatter_add(target, Array::from_vector(idx, {3000}),
+                     make_array(std::vector<double>(3000, 1.0), {3000}, Dtype::kFloat16));
     Half expected{0.0f};
     for (int i = 0; i < 3000; ++i) expected = Half(static_cast<float>(expected) + 1.0f);
     CHECK(static_cast<float>(expected) < 3000.0f);  // the test is only meaningful when rounding bites
@@ -318,9 +321,9 @@ TEST_CASE("scatter_add: errors", "[indexing]") {
     const Array broadcast = make_array({0, 0}, {1, 2}, Dtype::kFloat32).broadcast_to({5, 2});
     REQUIRE_THROWS_AS(ops::scatter_add(broadcast, make_array({0, 1}, {2}, Dtype::kInt64), two, 0), ValueError);
     REQUIRE_THROWS_AS(ops::scatter_add(target, on_other_device({2}, Dtype::kInt64), two, 0), DeviceError);
-    REQUIRE_THROWS_AS(ops::scatter_add(target, make_array({0, 1}, {2}, Dtype::kInt64),
-                                       on_other_device({2, 2}, Dtype::kFloat32), 0),
-                      DeviceError);
+    REQUIRE_THROWS_AS(
+        ops::scatter_add(target, make_array({0, 1}, {2}, Dtype::kInt64), on_other_device({2, 2}, Dtype::kFloat32), 0),
+        DeviceError);
     // A failed call leaves the target untouched.
     check_allclose(target, sample(Dtype::kFloat32, 10), {5, 2}, {0, 0});
 }

@@ -22,9 +22,12 @@ std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed = 0) {
     std::vector<double> v;
     for (int64_t i = 0; i < n; ++i) {
         const double x = static_cast<double>((i * 7 + seed * 5 + 3) % 11);
-        if (dtype == Dtype::kBool) v.push_back(static_cast<double>(static_cast<int64_t>(x) % 2));
-        else if (is_float(dtype)) v.push_back(x - 4.5);
-        else v.push_back(is_signed(dtype) ? x - 5 : x);
+        if (dtype == Dtype::kBool)
+            v.push_back(static_cast<double>(static_cast<int64_t>(x) % 2));
+        else if (is_float(dtype))
+            v.push_back(x - 4.5);
+        else
+            v.push_back(is_signed(dtype) ? x - 5 : x);
     }
     return v;
 }
@@ -204,12 +207,8 @@ TEST_CASE("split: at indices with numpy's array_split slicing", "[manipulation]"
     const Array x = make_array(values, {2, 7}, Dtype::kInt64, Layout::kTransposed);
     // (indices, expected [start, stop) of every piece along axis 1 of length 7)
     const std::vector<std::pair<std::vector<int64_t>, std::vector<std::pair<int64_t, int64_t>>>> cases{
-        {{2, 5}, {{0, 2}, {2, 5}, {5, 7}}},
-        {{-2}, {{0, 5}, {5, 7}}},
-        {{3, 10}, {{0, 3}, {3, 7}, {7, 7}}},
-        {{4, 2}, {{0, 4}, {4, 4}, {2, 7}}},
-        {{}, {{0, 7}}},
-        {{0, 0, 7}, {{0, 0}, {0, 0}, {0, 7}, {7, 7}}},
+        {{2, 5}, {{0, 2}, {2, 5}, {5, 7}}}, {{-2}, {{0, 5}, {5, 7}}}, {{3, 10}, {{0, 3}, {3, 7}, {7, 7}}},
+        {{4, 2}, {{0, 4}, {4, 4}, {2, 7}}}, {{}, {{0, 7}}},           {{0, 0, 7}, {{0, 0}, {0, 0}, {0, 7}, {7, 7}}},
     };
     for (const auto& [indices, ranges] : cases) {
         for (int axis : {1, -1}) {
@@ -218,10 +217,12 @@ TEST_CASE("split: at indices with numpy's array_split slicing", "[manipulation]"
             for (size_t k = 0; k < ranges.size(); ++k) {
                 const auto [start, stop] = ranges[k];
                 INFO("piece " << k << " [" << start << ", " << stop << ")");
-                check_allclose(pieces[k], gather_reference(values, {2, 7}, {2, stop - start}, [&](auto i) {
-                                   i[1] += start;
-                                   return i;
-                               }),
+                check_allclose(pieces[k],
+                               gather_reference(values, {2, 7}, {2, stop - start},
+                                                [&](auto i) {
+                                                    i[1] += start;
+                                                    return i;
+                                                }),
                                {2, stop - start}, {0, 0});
                 CHECK(pieces[k].storage() == x.storage());
             }
@@ -245,8 +246,7 @@ TEST_CASE("pad: every dtype and layout, per-axis and broadcast widths", "[manipu
             INFO(dtype << " " << testing::layout_name(layout));
             const std::vector<double> values = sample(dtype, 6);
             const Array x = make_array(values, {2, 3}, dtype, layout);
-            const std::vector<std::vector<std::pair<int64_t, int64_t>>> widths{
-                {{1, 2}, {0, 3}}, {{2, 1}}, {{0, 0}}};
+            const std::vector<std::vector<std::pair<int64_t, int64_t>>> widths{{{1, 2}, {0, 3}}, {{2, 1}}, {{0, 0}}};
             for (const auto& w : widths) {
                 const auto [b0, a0] = w[0];
                 const auto [b1, a1] = w[w.size() - 1];
@@ -268,8 +268,7 @@ TEST_CASE("pad: every dtype and layout, per-axis and broadcast widths", "[manipu
 
 TEST_CASE("pad: 0-d, size-0, value cast; errors", "[manipulation]") {
     check_allclose(ops::pad(make_array({3}, {}, Dtype::kInt32), {{2, 2}}), {3}, {}, {0, 0});
-    check_allclose(ops::pad(make_array({}, {0, 2}, Dtype::kFloat32), {{1, 0}}, 2.5), {2.5, 2.5, 2.5}, {1, 3},
-                   {0, 0});
+    check_allclose(ops::pad(make_array({}, {0, 2}, Dtype::kFloat32), {{1, 0}}, 2.5), {2.5, 2.5, 2.5}, {1, 3}, {0, 0});
     check_allclose(ops::pad(make_array({5}, {1}, Dtype::kInt8), {{1, 1}}, 2.9), {2, 5, 2}, {3}, {0, 0});
     const Array x = make_array(sample(Dtype::kFloat32, 6), {2, 3}, Dtype::kFloat32);
     REQUIRE_THROWS_AS(ops::pad(x, {{1, -1}}), ValueError);
@@ -292,10 +291,12 @@ TEST_CASE("tile: every dtype and layout, short and long reps", "[manipulation]")
                 for (int d = lead; d < shape.size(); ++d) shape[d] *= reps[static_cast<size_t>(d - lead)];
                 const Array out = ops::tile(x, reps);
                 CHECK(out.storage() != x.storage());
-                check_allclose(out, gather_reference(values, {2, 3}, shape, [](std::vector<int64_t> i) {
-                                   i.erase(i.begin(), i.end() - 2);
-                                   return std::vector<int64_t>{i[0] % 2, i[1] % 3};
-                               }),
+                check_allclose(out,
+                               gather_reference(values, {2, 3}, shape,
+                                                [](std::vector<int64_t> i) {
+                                                    i.erase(i.begin(), i.end() - 2);
+                                                    return std::vector<int64_t>{i[0] % 2, i[1] % 3};
+                                                }),
                                shape, {0, 0});
             }
         }
@@ -309,10 +310,12 @@ TEST_CASE("tile: 0-d, 8-d arrays; errors", "[manipulation]") {
     const std::vector<double> values = sample(Dtype::kFloat64, 16);
     const Array x = make_array(values, shape8, Dtype::kFloat64, Layout::kTransposed);
     const Shape tiled{4, 2, 4, 2, 4, 2, 2, 4};
-    check_allclose(ops::tile(x, {2, 2, 2, 2, 2, 2, 2, 2}), gather_reference(values, shape8, tiled, [&](auto i) {
-                       for (int d = 0; d < 8; ++d) i[static_cast<size_t>(d)] %= shape8[d];
-                       return i;
-                   }),
+    check_allclose(ops::tile(x, {2, 2, 2, 2, 2, 2, 2, 2}),
+                   gather_reference(values, shape8, tiled,
+                                    [&](auto i) {
+                                        for (int d = 0; d < 8; ++d) i[static_cast<size_t>(d)] %= shape8[d];
+                                        return i;
+                                    }),
                    tiled, {0, 0});
     REQUIRE_THROWS_AS(ops::tile(x, {1, -1}), ValueError);
 }
@@ -327,16 +330,20 @@ TEST_CASE("repeat: a count for all, every dtype, layout and axis", "[manipulatio
                 const int a = axis < 0 ? axis + 2 : axis;
                 Shape shape{2, 3};
                 shape[a] *= 3;
-                check_allclose(ops::repeat(x, 3, axis), gather_reference(values, {2, 3}, shape, [&](auto i) {
-                                   i[static_cast<size_t>(a)] /= 3;
-                                   return i;
-                               }),
+                check_allclose(ops::repeat(x, 3, axis),
+                               gather_reference(values, {2, 3}, shape,
+                                                [&](auto i) {
+                                                    i[static_cast<size_t>(a)] /= 3;
+                                                    return i;
+                                                }),
                                shape, {0, 0});
             }
-            check_allclose(ops::repeat(x, 2), gather_reference(values, {6}, {12}, [](auto i) {
-                               i[0] /= 2;
-                               return i;
-                           }),
+            check_allclose(ops::repeat(x, 2),
+                           gather_reference(values, {6}, {12},
+                                            [](auto i) {
+                                                i[0] /= 2;
+                                                return i;
+                                            }),
                            {12}, {0, 0});
             CHECK(ops::repeat(x, 0, 1).shape() == Shape{2, 0});
         }
@@ -350,10 +357,12 @@ TEST_CASE("repeat: a count per element", "[manipulation]") {
         const Array x = make_array(values, {2, 3}, Dtype::kBFloat16, layout);
         const std::vector<int64_t> counts{2, 0, 3};
         const std::vector<int64_t> source_col{0, 0, 2, 2, 2};
-        check_allclose(ops::repeat(x, counts, -1), gather_reference(values, {2, 3}, {2, 5}, [&](auto i) {
-                           i[1] = source_col[static_cast<size_t>(i[1])];
-                           return i;
-                       }),
+        check_allclose(ops::repeat(x, counts, -1),
+                       gather_reference(values, {2, 3}, {2, 5},
+                                        [&](auto i) {
+                                            i[1] = source_col[static_cast<size_t>(i[1])];
+                                            return i;
+                                        }),
                        {2, 5}, {0, 0});
         check_allclose(ops::repeat(x, std::vector<int64_t>{2}, 0), ops::repeat(x, 2, 0), {0, 0});
         const std::vector<int64_t> flat_counts{1, 0, 0, 2, 0, 1};
@@ -387,12 +396,16 @@ TEST_CASE("flip: views with negative strides over every layout", "[manipulation]
             const Array out = ops::flip(x, axes);
             CHECK(out.storage() == x.storage());
             for (int d = 0; d < 3; ++d) CHECK((out.strides()[d] == -x.strides()[d]) == flipped[d]);
-            check_allclose(out, gather_reference(values, shape, shape, [&](auto i) {
-                               for (int d = 0; d < 3; ++d) {
-                                   if (flipped[d]) i[static_cast<size_t>(d)] = shape[d] - 1 - i[static_cast<size_t>(d)];
-                               }
-                               return i;
-                           }),
+            check_allclose(out,
+                           gather_reference(values, shape, shape,
+                                            [&](auto i) {
+                                                for (int d = 0; d < 3; ++d) {
+                                                    if (flipped[d])
+                                                        i[static_cast<size_t>(d)] =
+                                                            shape[d] - 1 - i[static_cast<size_t>(d)];
+                                                }
+                                                return i;
+                                            }),
                            shape, {0, 0});
         }
         ops::flip(x).index({0, 0, 0}).fill(-100);  // writes through the view land at the base's last element
