@@ -1,0 +1,78 @@
+#pragma once
+// The backprop engine shared by backward() and grad() (internal).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "autograd/function_node.h"
+#include "autograd/variable.h"
+
+namespace rensa::detail {
+
+struct BackpropConfig {
+    bool retain_grad = false;
+    std::optional<double> loss_scale{};
+    // grad(): the nodes whose grads are needed (on a path from an input to an output).
+    // Null for backward(): there every node that requires grad gets one, and leaves
+    // accumulate into the grad their variable already has.
+    const std::unordered_set<const VariableNode*>* grad_required = nullptr;
+    // grad(): nodes whose grad is recorded when their creator is reached.
+    std::unordered_map<const VariableNode*, Variable>* captured = nullptr;
+};
+
+class BackpropEngine {
+public:
+    explicit BackpropEngine(BackpropConfig config) : config_{std::move(config)} {}
+
+    // Adds `grad` to the grad of output `node` and schedules its creator.
+    void seed(const std::shared_ptr<VariableNode>& node, const Variable& grad) { accumulate(node, grad); }
+    // Processes every scheduled function in rank order. See Note [Rank ordering].
+    void run();
+    // backward(): gives each leaf that received a grad its accumulated grad.
+    void set_leaf_grads();
+    // grad(): removes and returns the accumulated grad of `node` (undefined when none).
+    Variable take_grad(const VariableNode* node);
+
+private:
+    struct Scheduled {
+        int64_t rank;
+        uint64_t order;  // first scheduled first among equal ranks
+        std::shared_ptr<FunctionNode> function;
+    };
+    struct Entry {
+        std::shared_ptr<VariableNode> node;  // keeps the key alive
+        Variable grad;
+    };
+
+    bool needs_grad(const VariableNode& node) const;
+    void schedule(const std::shared_ptr<FunctionNode>& function);
+    void accumulate(const std::shared_ptr<VariableNode>& node, const Variable& grad);
+    Variable pop_grad(const std::shared_ptr<VariableNode>& node);
+    std::vector<Variable> pop_output_grads(const FunctionNode& function);
+    void process(const std::shared_ptr<FunctionNode>& function);
+    std::vector<Variable> call_backward(FunctionNode& function, const std::vector<int>& targets,
+                                        const std::vector<Variable>& grad_outputs);
+
+    BackpropConfig config_;
+    std::vector<Scheduled> heap_;
+    std::unordered_set<const FunctionNode*> seen_;
+    std::unordered_map<const VariableNode*, Entry> grads_;
+    std::vector<std::shared_ptr<VariableNode>> leaves_;
+    uint64_t next_order_ = 0;
+};
+
+// Throws DimensionError / DtypeError naming the grad (`what` is called only then).
+[[noreturn]] void throw_grad_mismatch(const VariableNode& node, const Array& grad, const std::string& what);
+template <class Describe>
+void check_grad_fits(const VariableNode& node, const Array& grad, const Describe& what) {
+    if (grad.shape() == node.shape() && grad.dtype() == node.dtype()) [[likely]]
+        return;
+    throw_grad_mismatch(node, grad, what());
+}
+
+}  // namespace rensa::detail

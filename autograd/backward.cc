@@ -1,0 +1,234 @@
+// The backprop engine and backward().
+//
+// Note [Rank ordering]: a variable node's rank is its creator's rank + 1 (0 for a
+// leaf) and a function's rank is the largest rank of its inputs. Every function g
+// consuming an output y of f therefore has rank(g) >= rank(y) = rank(f) + 1 > rank(f).
+// The engine pops functions from a max-heap keyed by rank, so by the time f is popped
+// every consumer of its outputs has run and their grads are complete: each function's
+// backward runs exactly once, with the total gradient, and no recursion is needed
+// (a chain of a million functions is a loop of a million steps). Among equal ranks
+// the function scheduled first runs first, which makes the order deterministic.
+
+#include <algorithm>
+#include <sstream>
+
+#include "autograd/backprop_engine.h"
+#include "autograd/basic_math.h"
+#include "autograd/function_hook.h"
+#include "autograd/modes.h"
+#include "core/error.h"
+#include "core/ops/creation.h"
+#include "core/ops/elementwise.h"
+
+namespace rensa::detail {
+
+namespace {
+bool lower_priority(const auto& a, const auto& b) {  // heap order: highest rank, then oldest
+    return a.rank != b.rank ? a.rank < b.rank : a.order > b.order;
+}
+
+std::vector<Array> arrays_of(const std::vector<Variable>& vars) {
+    std::vector<Array> arrays;
+    arrays.reserve(vars.size());
+    for (const Variable& v : vars) arrays.push_back(v.defined() ? v.array() : Array{});
+    return arrays;
+}
+
+std::string shapes_of(const FunctionNode& function) {
+    std::ostringstream os;
+    for (size_t i = 0; i < function.inputs().size(); ++i) os << (i ? ", " : "") << function.inputs()[i]->shape();
+    return os.str();
+}
+}  // namespace
+
+void throw_grad_mismatch(const VariableNode& node, const Array& grad, const std::string& what) {
+    RENSA_CHECK(grad.shape() == node.shape(), DimensionError, what, " has shape ", grad.shape(),
+                " but the variable has shape ", node.shape());
+    RENSA_CHECK(grad.dtype() == node.dtype(), DtypeError, what, " has dtype ", grad.dtype(),
+                " but the variable has dtype ", node.dtype());
+    RENSA_ASSERT(false);
+}
+
+bool BackpropEngine::needs_grad(const VariableNode& node) const {
+    return config_.grad_required ? config_.grad_required->count(&node) != 0 : node.requires_grad();
+}
+
+void BackpropEngine::schedule(const std::shared_ptr<FunctionNode>& function) {
+    if (!seen_.insert(function.get()).second) return;
+    heap_.push_back({function->rank(), next_order_++, function});
+    std::push_heap(heap_.begin(), heap_.end(), lower_priority<Scheduled, Scheduled>);
+}
+
+void BackpropEngine::accumulate(const std::shared_ptr<VariableNode>& node, const Variable& grad) {
+    if (!grad.defined()) return;
+    auto [it, inserted] = grads_.try_emplace(node.get());
+    Entry& entry = it->second;
+    if (!inserted) {
+        entry.grad = entry.grad.defined() ? entry.grad + grad : grad;
+        return;
+    }
+    entry.node = node;
+    entry.grad = grad;
+    if (const std::shared_ptr<FunctionNode>& creator = node->creator()) {
+        schedule(creator);
+        return;
+    }
+    leaves_.push_back(node);
+    if (config_.grad_required == nullptr) {  // backward() accumulates into a leaf's existing grad
+        const Variable var = node->get_variable_or_none();
+        if (var.defined() && var.grad_var().defined()) entry.grad = var.grad_var() + grad;
+    }
+}
+
+Variable BackpropEngine::pop_grad(const std::shared_ptr<VariableNode>& node) {
+    const auto it = grads_.find(node.get());
+    if (it == grads_.end()) {
+        // Chainer's GradTable(load_if_new): an output reached by no path keeps its own grad.
+        if (config_.grad_required != nullptr) return {};
+        const Variable var = node->get_variable_or_none();
+        return var.defined() ? var.grad_var() : Variable{};
+    }
+    Variable grad = std::move(it->second.grad);
+    grads_.erase(it);
+    return grad;
+}
+
+Variable BackpropEngine::take_grad(const VariableNode* node) {
+    const auto it = grads_.find(node);
+    if (it == grads_.end()) return {};
+    Variable grad = std::move(it->second.grad);
+    grads_.erase(it);
+    return grad;
+}
+
+std::vector<Variable> BackpropEngine::pop_output_grads(const FunctionNode& function) {
+    std::vector<Variable> grads(function.outputs().size());
+    for (size_t i = 0; i < grads.size(); ++i) {
+        const std::shared_ptr<VariableNode> y = function.outputs()[i].lock();
+        if (!y || y->creator().get() != &function) continue;  // dropped, or unchained
+        grads[i] = pop_grad(y);
+        if (config_.captured != nullptr) {
+            if (const auto c = config_.captured->find(y.get()); c != config_.captured->end()) c->second = grads[i];
+        }
+        if (config_.retain_grad && grads[i].defined()) {
+            if (const Variable var = y->get_variable_or_none(); var.defined()) {
+                var.data_->grad = grads[i];
+                var.data_->loss_scale = config_.loss_scale;
+            }
+        }
+    }
+    return grads;
+}
+
+std::vector<Variable> BackpropEngine::call_backward(FunctionNode& function, const std::vector<int>& targets,
+                                                    const std::vector<Variable>& grad_outputs) {
+    const std::vector<FunctionHook*>& hooks = function_hooks();
+    std::vector<Array> in_data, out_grads;
+    if (!hooks.empty()) {
+        for (const auto& x : function.inputs()) in_data.push_back(x->retained_data());
+        out_grads = arrays_of(grad_outputs);
+    }
+    for (FunctionHook* hook : hooks) hook->backward_preprocess(function, in_data, out_grads);
+    std::vector<Variable> grads = function.backward(targets, grad_outputs);
+    for (FunctionHook* hook : hooks) hook->backward_postprocess(function, in_data, out_grads);
+
+    const size_t n_inputs = function.inputs().size();
+    if (grads.size() == n_inputs && n_inputs != targets.size()) {  // one per input: keep the targets'
+        std::vector<Variable> selected;
+        for (int i : targets) selected.push_back(std::move(grads[static_cast<size_t>(i)]));
+        grads = std::move(selected);
+    }
+    RENSA_CHECK(grads.size() == targets.size(), ValueError, function.label(), ": backward returned ", grads.size(),
+                " gradients for ", targets.size(), " target inputs (", n_inputs, " inputs of shapes ",
+                shapes_of(function), ")");
+    return grads;
+}
+
+void BackpropEngine::process(const std::shared_ptr<FunctionNode>& function) {
+    const std::vector<Variable> grad_outputs = pop_output_grads(*function);
+    std::vector<int> targets;
+    const auto& inputs = function->inputs();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (needs_grad(*inputs[i])) targets.push_back(static_cast<int>(i));
+    }
+    const bool any_grad = std::any_of(grad_outputs.begin(), grad_outputs.end(), [](auto& g) { return g.defined(); });
+    if (targets.empty() || !any_grad) return;
+
+    const std::vector<Variable> grads = call_backward(*function, targets, grad_outputs);
+    for (size_t k = 0; k < targets.size(); ++k) {
+        if (!grads[k].defined()) continue;
+        const auto& x = inputs[static_cast<size_t>(targets[k])];
+        check_grad_fits(*x, grads[k].array(),
+                        [&] { return concat(function->label(), ": backward's gradient of input ", targets[k]); });
+        if (is_debug()) check_finite(grads[k].array(), *function, "backward");
+    }
+    for (size_t k = 0; k < targets.size(); ++k) accumulate(inputs[static_cast<size_t>(targets[k])], grads[k]);
+}
+
+void BackpropEngine::run() {
+    while (!heap_.empty()) {
+        std::pop_heap(heap_.begin(), heap_.end(), lower_priority<Scheduled, Scheduled>);
+        const std::shared_ptr<FunctionNode> function = std::move(heap_.back().function);
+        heap_.pop_back();
+        process(function);
+    }
+}
+
+void BackpropEngine::set_leaf_grads() {
+    for (const std::shared_ptr<VariableNode>& leaf : leaves_) {
+        Variable grad = take_grad(leaf.get());
+        const Variable var = leaf->get_variable_or_none();
+        if (!var.defined() || !grad.defined()) continue;
+        var.data_->grad = std::move(grad);
+        var.data_->loss_scale = config_.loss_scale;
+    }
+}
+
+}  // namespace rensa::detail
+
+namespace rensa {
+
+namespace {
+// The seed of an output already validated by backward(): the given grad, the output's
+// own grad, or 1 (times loss_scale), which becomes its grad as in Chainer.
+Variable output_seed(const Variable& y, const Variable& given, const BackwardOptions& options) {
+    if (given.defined()) return given;
+    if (y.grad_var().defined()) return y.grad_var();
+    Array one = ops::ones_like(y.array());
+    if (options.loss_scale) one = ops::multiply(one, Scalar(*options.loss_scale));
+    const Variable seed(one, false);
+    y.set_grad_var(seed);
+    return seed;
+}
+}  // namespace
+
+void backward(const std::vector<Variable>& outputs, const std::vector<Variable>& grad_outputs,
+              const BackwardOptions& options) {
+    RENSA_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), ValueError,
+                "backward: ", grad_outputs.size(), " grad_outputs for ", outputs.size(), " outputs");
+    std::vector<Variable> seeds(outputs.size());
+    for (size_t i = 0; i < outputs.size(); ++i) {  // validate every seed before changing anything
+        RENSA_CHECK(outputs[i].defined(), ValueError, "backward: output ", i, " is an undefined Variable");
+        if (!outputs[i].creator()) continue;  // a leaf: nothing to do (as Chainer)
+        const Variable& given = grad_outputs.empty() ? Variable{} : grad_outputs[i];
+        if (given.defined())
+            detail::check_grad_fits(*outputs[i].node(), given.array(),
+                                    [i] { return detail::concat("backward: grad_outputs[", i, "]"); });
+        else if (!outputs[i].grad_var().defined()) {
+            RENSA_CHECK(outputs[i].size() == 1, ValueError, "backward: output ", i, " has shape ", outputs[i].shape(),
+                        " and no grad; only an output of one element gets the implicit seed 1: set its grad or "
+                        "pass grad_outputs");
+        }
+    }
+    ConfigScope<bool> mode{&Config::enable_backprop, options.enable_double_backprop};
+    detail::BackpropEngine engine({.retain_grad = options.retain_grad, .loss_scale = options.loss_scale});
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        if (!outputs[i].creator()) continue;
+        const Variable& given = grad_outputs.empty() ? Variable{} : grad_outputs[i];
+        engine.seed(outputs[i].node(), output_seed(outputs[i], given, options));
+    }
+    engine.run();
+    engine.set_leaf_grads();
+}
+
+}  // namespace rensa

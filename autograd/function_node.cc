@@ -1,0 +1,143 @@
+#include "autograd/function_node.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <typeinfo>
+
+#include "autograd/function_hook.h"
+#include "autograd/modes.h"
+#include "core/error.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/reduction.h"
+
+namespace rensa {
+
+namespace {
+std::atomic<int64_t> g_live_function_nodes{0};
+
+// "rensa::(anonymous namespace)::Mul" -> "Mul".
+std::string demangled_class_name(const std::type_info& type) {
+    int status = 0;
+    char* raw = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+    std::string name = status == 0 && raw != nullptr ? raw : type.name();
+    std::free(raw);  // NOLINT(cppcoreguidelines-no-malloc): allocated by __cxa_demangle
+    const size_t template_start = name.find('<');
+    const size_t colon = name.rfind("::", template_start);
+    return colon == std::string::npos ? name : name.substr(colon + 2);
+}
+}  // namespace
+
+namespace detail {
+void check_finite(const Array& a, const FunctionNode& function, const char* phase) {
+    if (!a.defined() || !is_float(a.dtype())) return;
+    if (ops::all(ops::isfinite(a)).item<bool>()) return;
+    const bool has_nan = ops::any(ops::isnan(a)).item<bool>();
+    RENSA_THROW(ValueError, has_nan ? "NaN" : "Inf", " is detected on ", phase, " computation of ", function.label());
+}
+}  // namespace detail
+
+FunctionNode::FunctionNode() { g_live_function_nodes.fetch_add(1, std::memory_order_relaxed); }
+FunctionNode::~FunctionNode() { g_live_function_nodes.fetch_sub(1, std::memory_order_relaxed); }
+
+int64_t FunctionNode::live_count() { return g_live_function_nodes.load(std::memory_order_relaxed); }
+
+std::string FunctionNode::label() const { return demangled_class_name(typeid(*this)); }
+
+std::vector<Variable> FunctionNode::apply(const std::vector<Variable>& inputs) {
+    RENSA_CHECK(!applied_, ValueError, label(), ": a FunctionNode can be applied only once; make a new one");
+    applied_ = true;
+    std::vector<Array> in_arrays;
+    in_arrays.reserve(inputs.size());
+    bool requires_grad = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        RENSA_CHECK(inputs[i].defined(), ValueError, label(), ": input ", i, " is an undefined Variable");
+        in_arrays.push_back(inputs[i].array());
+        requires_grad = requires_grad || inputs[i].requires_grad();
+    }
+    const std::vector<FunctionHook*>& hooks = detail::function_hooks();
+    for (FunctionHook* hook : hooks) hook->forward_preprocess(*this, in_arrays);
+    std::vector<Array> out_arrays = forward(in_arrays);
+    for (FunctionHook* hook : hooks) hook->forward_postprocess(*this, in_arrays);
+    check_forward_outputs(out_arrays);
+
+    std::vector<Variable> outputs;
+    outputs.reserve(out_arrays.size());
+    for (const Array& y : out_arrays) outputs.emplace_back(y, requires_grad);
+    if (requires_grad && is_backprop_enabled()) link(inputs, outputs, out_arrays);
+    return outputs;
+}
+
+void FunctionNode::check_forward_outputs(const std::vector<Array>& outputs) const {
+    RENSA_CHECK(!outputs.empty(), ValueError, label(), ": forward returned no outputs");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        RENSA_CHECK(outputs[i].defined(), ValueError, label(), ": forward returned an undefined output ", i);
+    }
+    if (is_debug()) {
+        for (const Array& y : outputs) detail::check_finite(y, *this, "forward");
+    }
+}
+
+void FunctionNode::link(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
+                        const std::vector<Array>& out_arrays) {
+    inputs_.reserve(inputs.size());
+    for (const Variable& x : inputs) {
+        inputs_.push_back(x.node());
+        rank_ = std::max(rank_, x.rank());
+    }
+    for (int i : retained_input_indexes_) {
+        RENSA_CHECK(i >= 0 && i < static_cast<int>(inputs.size()), IndexError, label(), ": retain_inputs index ", i,
+                    " is out of range for ", inputs.size(), " inputs");
+        inputs_[static_cast<size_t>(i)]->retained_data_ = inputs[static_cast<size_t>(i)].array();
+    }
+    for (int i : retained_output_indexes_) {
+        RENSA_CHECK(i >= 0 && i < static_cast<int>(outputs.size()), IndexError, label(), ": retain_outputs index ", i,
+                    " is out of range for ", outputs.size(), " outputs");
+        retained_output_data_.push_back(out_arrays[static_cast<size_t>(i)]);
+    }
+    outputs_.reserve(outputs.size());
+    const std::shared_ptr<FunctionNode> self = shared_from_this();
+    for (const Variable& y : outputs) {
+        y.node()->set_creator(self);
+        outputs_.emplace_back(y.node());
+    }
+}
+
+Variable FunctionNode::retained_input(int index) const {
+    const bool retained = std::find(retained_input_indexes_.begin(), retained_input_indexes_.end(), index) !=
+                          retained_input_indexes_.end();
+    RENSA_CHECK(retained && index < static_cast<int>(inputs_.size()), ValueError, label(), ": input ", index,
+                " was not retained (call retain_inputs in forward) or the node was unchained");
+    return inputs_[static_cast<size_t>(index)]->get_variable();
+}
+
+Variable FunctionNode::retained_output(int index) {
+    const auto it = std::find(retained_output_indexes_.begin(), retained_output_indexes_.end(), index);
+    RENSA_CHECK(it != retained_output_indexes_.end() && !retained_output_data_.empty(), ValueError, label(),
+                ": output ", index, " was not retained (call retain_outputs in forward)");
+    const Array& data = retained_output_data_[static_cast<size_t>(it - retained_output_indexes_.begin())];
+    std::weak_ptr<VariableNode>& out = outputs_.at(static_cast<size_t>(index));
+    if (std::shared_ptr<VariableNode> node = out.lock()) return node->get_variable(data);
+    // The output is gone: a fresh variable created by this node stands in for it.
+    Variable y(data, true);
+    y.node()->set_creator(shared_from_this());
+    out = y.node();
+    return y;
+}
+
+void FunctionNode::unchain() {
+    const std::shared_ptr<FunctionNode> self = shared_from_this();  // outputs may hold the last reference
+    for (const std::weak_ptr<VariableNode>& out : outputs_) {
+        if (std::shared_ptr<VariableNode> node = out.lock(); node && node->creator().get() == this) {
+            node->set_creator(nullptr);
+        }
+    }
+    std::vector<std::shared_ptr<VariableNode>> inputs = std::move(inputs_);
+    inputs_.clear();
+    // Dropping the inputs may free a long chain: `inputs` dies here, each node handing
+    // its creator to release_function (Note [Iterative graph release]).
+}
+
+}  // namespace rensa

@@ -1,0 +1,103 @@
+#pragma once
+// FunctionNode: one differentiable operation in the graph (Chainer's FunctionNode).
+//
+// A subclass implements `forward` on Arrays (through core/ops) and `backward` on
+// Variables built from differentiable functions, so that running backward with
+// backprop enabled records its graph too: double backprop needs nothing extra.
+// `apply` runs forward and links the graph only when backprop is enabled and some
+// input requires grad. A node holds its input nodes strongly and its outputs weakly,
+// and keeps only the arrays it asked to retain.
+//
+//   class Square : public FunctionNode {
+//       std::vector<Array> forward(const std::vector<Array>& xs) override {
+//           retain_inputs({0});
+//           return {ops::square(xs[0])};
+//       }
+//       std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
+//           return {2.0 * retained_input(0) * gys[0]};
+//       }
+//   };
+//   Variable y = std::make_shared<Square>()->apply({x})[0];
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/variable.h"
+#include "core/array.h"
+
+namespace rensa {
+
+class FunctionNode : public std::enable_shared_from_this<FunctionNode> {
+public:
+    using Indexes = std::vector<int>;
+
+    FunctionNode();
+    virtual ~FunctionNode();
+    FunctionNode(const FunctionNode&) = delete;
+    FunctionNode& operator=(const FunctionNode&) = delete;
+
+    // Runs forward on the inputs' arrays and wraps the results in Variables; records
+    // the graph when backprop is enabled and some input requires grad. A node can be
+    // applied once. Throws ValueError for undefined inputs or a forward that returns
+    // no (or undefined) arrays, and in debug mode when an output holds NaN or Inf.
+    std::vector<Variable> apply(const std::vector<Variable>& inputs);
+
+    // Computes the outputs; may call retain_inputs / retain_outputs.
+    virtual std::vector<Array> forward(const std::vector<Array>& inputs) = 0;
+    // Gradients of the inputs listed in `target_input_indexes` (ascending), one per index
+    // (or one per input), from the gradients of the outputs. grad_outputs[i] is an
+    // undefined Variable when output i received no gradient. An undefined result means
+    // a zero gradient.
+    virtual std::vector<Variable> backward(const Indexes& target_input_indexes,
+                                           const std::vector<Variable>& grad_outputs) = 0;
+    // The name in error messages, hooks and graph dumps: the class name by default.
+    virtual std::string label() const;
+
+    // Input nodes (empty once unchained) and output nodes (expired when dropped).
+    const std::vector<std::shared_ptr<VariableNode>>& inputs() const { return inputs_; }
+    const std::vector<std::weak_ptr<VariableNode>>& outputs() const { return outputs_; }
+    // The largest rank of the inputs. See Note [Rank ordering].
+    int64_t rank() const { return rank_; }
+    // Cuts the node out of the graph: its outputs forget their creator, it forgets its inputs.
+    void unchain();
+
+    // Number of FunctionNodes alive in the process (for tests of graph release).
+    static int64_t live_count();
+
+protected:
+    // Keep these inputs / outputs for backward (call from forward). Only retained arrays
+    // are kept alive by the graph.
+    void retain_inputs(Indexes indexes) { retained_input_indexes_ = std::move(indexes); }
+    void retain_outputs(Indexes indexes) { retained_output_indexes_ = std::move(indexes); }
+    // A retained input or output (by its index among the inputs / outputs) as a
+    // Variable connected to the graph, so backward can differentiate through it.
+    // Throws ValueError when it was not retained.
+    Variable retained_input(int index) const;
+    Variable retained_output(int index);
+    // Shape and dtype of input `index` (always known, retained or not).
+    const Shape& input_shape(int index) const { return inputs_.at(static_cast<size_t>(index))->shape(); }
+    Dtype input_dtype(int index) const { return inputs_.at(static_cast<size_t>(index))->dtype(); }
+
+private:
+    void check_forward_outputs(const std::vector<Array>& outputs) const;
+    void link(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
+              const std::vector<Array>& out_arrays);
+
+    std::vector<std::shared_ptr<VariableNode>> inputs_;
+    std::vector<std::weak_ptr<VariableNode>> outputs_;
+    Indexes retained_input_indexes_;
+    Indexes retained_output_indexes_;
+    std::vector<Array> retained_output_data_;  // parallel to retained_output_indexes_
+    int64_t rank_ = 0;
+    bool applied_ = false;
+};
+
+namespace detail {
+// See Note [Iterative graph release] (variable.cc).
+void release_function(std::shared_ptr<FunctionNode>&& function);
+// Throws ValueError naming `function` and the phase when `a` holds NaN or Inf.
+void check_finite(const Array& a, const FunctionNode& function, const char* phase);
+}  // namespace detail
+
+}  // namespace rensa
