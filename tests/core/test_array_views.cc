@@ -11,40 +11,15 @@
 
 using namespace rensa;
 using Catch::Matchers::Contains;
+using rensa::testing::gather_reference;
+using rensa::testing::ravel;
+using rensa::testing::unravel;
 using testing::check_allclose;
 using testing::kAllLayouts;
 using testing::Layout;
 using testing::make_array;
 
-namespace {
-
-std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
-    std::vector<int64_t> index(static_cast<size_t>(shape.size()));
-    for (int d = shape.size() - 1; d >= 0; --d) {
-        index[static_cast<size_t>(d)] = flat % shape[d];
-        flat /= shape[d];
-    }
-    return index;
-}
-
-int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
-    int64_t flat = 0;
-    for (int d = 0; d < shape.size(); ++d) flat = flat * shape[d] + index[static_cast<size_t>(d)];
-    return flat;
-}
-
-// out[i] = x[source(i)] for every element of `shape` (row-major multi-indices).
-template <class Fn>
-std::vector<double> gather_reference(const std::vector<double>& x, const Shape& x_shape, const Shape& shape,
-                                     Fn&& source) {
-    std::vector<double> out;
-    for (int64_t i = 0; i < shape_size(shape); ++i) {
-        out.push_back(x[static_cast<size_t>(ravel(source(unravel(i, shape)), x_shape))]);
-    }
-    return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("views: reshape is a view when the strides allow it, else a copy", "[views]") {
     const std::vector<double> values = testing::iota(24);

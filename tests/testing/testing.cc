@@ -61,6 +61,36 @@ std::vector<double> iota(int64_t n, double scale, double shift) {
     return v;
 }
 
+std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed) {
+    std::vector<double> v;
+    for (int64_t i = 0; i < n; ++i) {
+        const double x = static_cast<double>((i * 7 + seed * 5 + 3) % 11);
+        if (dtype == Dtype::kBool) {
+            v.push_back(static_cast<double>(static_cast<int64_t>(x) % 2));
+        } else if (is_float(dtype)) {
+            v.push_back(x - 4.5);
+        } else {
+            v.push_back(is_signed(dtype) ? x - 5 : x);
+        }
+    }
+    return v;
+}
+
+std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
+    std::vector<int64_t> index(static_cast<size_t>(shape.size()));
+    for (int d = shape.size() - 1; d >= 0; --d) {
+        index[static_cast<size_t>(d)] = flat % shape[d];
+        flat /= shape[d];
+    }
+    return index;
+}
+
+int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
+    int64_t flat = 0;
+    for (int d = 0; d < shape.size(); ++d) flat = flat * shape[d] + index[static_cast<size_t>(d)];
+    return flat;
+}
+
 std::vector<double> to_doubles(const Array& a) { return a.to_vector<double>(); }
 
 Tolerance tolerance(Dtype dtype) {

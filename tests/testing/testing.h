@@ -28,6 +28,25 @@ std::vector<double> iota(int64_t n, double scale = 1.0, double shift = 0.0);
 // Elements as float64 in row-major order (any dtype, any layout).
 std::vector<double> to_doubles(const Array& a);
 
+// Distinct small values every dtype holds exactly (negatives where the dtype has them).
+std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed = 0);
+
+// Row-major multi-index of flat position `flat` in `shape`, and back.
+std::vector<int64_t> unravel(int64_t flat, const Shape& shape);
+int64_t ravel(const std::vector<int64_t>& index, const Shape& shape);
+
+// out[i] = x[source(i)] for every element of `shape`, where source maps an output
+// multi-index to an input one (row-major in `x_shape`): references for gathers and views.
+template <class Fn>
+std::vector<double> gather_reference(const std::vector<double>& x, const Shape& x_shape, const Shape& shape,
+                                     Fn&& source) {
+    std::vector<double> out;
+    for (int64_t i = 0; i < shape_size(shape); ++i) {
+        out.push_back(x[static_cast<size_t>(ravel(source(unravel(i, shape)), x_shape))]);
+    }
+    return out;
+}
+
 struct Tolerance {
     double atol, rtol;
 };

@@ -18,23 +18,9 @@ using testing::check_allclose;
 using testing::kAllLayouts;
 using testing::Layout;
 using testing::make_array;
+using testing::sample;
 
 namespace {
-
-// Distinct small values every dtype holds exactly (negatives where the dtype has them).
-std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed = 0) {
-    std::vector<double> v;
-    for (int64_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>((i * 7 + seed * 5 + 3) % 11);
-        if (dtype == Dtype::kBool)
-            v.push_back(static_cast<double>(static_cast<int64_t>(x) % 2));
-        else if (is_float(dtype))
-            v.push_back(x - 4.5);
-        else
-            v.push_back(is_signed(dtype) ? x - 5 : x);
-    }
-    return v;
-}
 
 struct Split3 {
     int64_t before, n, after;  // prod(shape[:axis]), shape[axis], prod(shape[axis+1:])

@@ -10,55 +10,16 @@
 #include "tests/testing/testing.h"
 
 using namespace rensa;
+using rensa::testing::gather_reference;
+using rensa::testing::ravel;
+using rensa::testing::unravel;
 using testing::check_allclose;
 using testing::kAllLayouts;
 using testing::Layout;
 using testing::make_array;
+using testing::sample;
 
 namespace {
-
-// Distinct small values every dtype holds exactly (negatives where the dtype has them).
-std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed = 0) {
-    std::vector<double> v;
-    for (int64_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>((i * 7 + seed * 5 + 3) % 11);
-        if (dtype == Dtype::kBool)
-            v.push_back(static_cast<double>(static_cast<int64_t>(x) % 2));
-        else if (is_float(dtype))
-            v.push_back(x - 4.5);
-        else
-            v.push_back(is_signed(dtype) ? x - 5 : x);
-    }
-    return v;
-}
-
-// Row-major multi-index of flat position `flat` in `shape`.
-std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
-    std::vector<int64_t> index(static_cast<size_t>(shape.size()));
-    for (int d = shape.size() - 1; d >= 0; --d) {
-        index[static_cast<size_t>(d)] = flat % shape[d];
-        flat /= shape[d];
-    }
-    return index;
-}
-
-int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
-    int64_t flat = 0;
-    for (int d = 0; d < shape.size(); ++d) flat = flat * shape[d] + index[static_cast<size_t>(d)];
-    return flat;
-}
-
-// out[i] = x[source(i)] for every element of `shape`, where source maps an output
-// multi-index to an input one (row-major in `x_shape`).
-template <class Fn>
-std::vector<double> gather_reference(const std::vector<double>& x, const Shape& x_shape, const Shape& shape,
-                                     Fn&& source) {
-    std::vector<double> out;
-    for (int64_t i = 0; i < shape_size(shape); ++i) {
-        out.push_back(x[static_cast<size_t>(ravel(source(unravel(i, shape)), x_shape))]);
-    }
-    return out;
-}
 
 Array on_other_device(const Shape& shape, Dtype dtype) {
     static std::vector<char> bytes(4096);

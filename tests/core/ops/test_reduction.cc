@@ -18,12 +18,14 @@
 #include "core/error.h"
 #include "core/ops/creation.h"
 #include "core/ops/reduction.h"
+#include "tests/core/ops/reduction_samples.h"
 #include "tests/testing/testing.h"
 
 using namespace rensa;
 using testing::check_allclose;
 using testing::kAllLayouts;
 using testing::make_array;
+using testing::reduction_sample;
 
 namespace {
 
@@ -31,20 +33,6 @@ using Fold = std::function<double(double, double)>;
 using Routine = std::function<Array(const Array&, const ops::OptionalAxes&, bool)>;
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Small values every dtype holds exactly, with negatives where the dtype has them.
-std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed = 0) {
-    std::vector<double> v;
-    for (int64_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>((i * 37 + seed * 11 + 5) % 23);
-        if (dtype == Dtype::kBool) {
-            v.push_back((i * 7 + seed) % 3 == 0 ? 1.0 : 0.0);
-        } else {
-            v.push_back(is_float(dtype) ? (x - 11) * 0.25 : is_signed(dtype) ? x - 11 : x);
-        }
-    }
-    return v;
-}
 
 // 1, 2 or -1 (1 for unsigned): products of a few dozen stay exact in every dtype.
 std::vector<double> prod_sample(Dtype dtype, int64_t n) {
@@ -125,7 +113,7 @@ void check_reduction(const Routine& routine, const std::function<Dtype(Dtype)>& 
     for (const Dtype dtype : kAllDtypes) {
         for (const AxesCase& c : kAxesCases) {
             const int64_t n = shape_size(c.shape);
-            const std::vector<double> values = use_prod_sample ? prod_sample(dtype, n) : sample(dtype, n);
+            const std::vector<double> values = use_prod_sample ? prod_sample(dtype, n) : reduction_sample(dtype, n);
             const std::vector<double> expected = reference(values, c.shape, c.axes, init, fold);
             for (const auto layout : kAllLayouts) {
                 for (const bool keepdims : {false, true}) {
@@ -166,7 +154,7 @@ TEST_CASE("reduction: mean over every dtype, layout and axes", "[reduction]") {
     const auto float_dtype = [](Dtype d) { return is_float(d) ? d : Dtype::kFloat64; };
     for (const Dtype dtype : kAllDtypes) {
         for (const AxesCase& c : kAxesCases) {
-            const std::vector<double> values = sample(dtype, shape_size(c.shape));
+            const std::vector<double> values = reduction_sample(dtype, shape_size(c.shape));
             std::vector<double> expected = reference(values, c.shape, c.axes, 0.0, std::plus<double>());
             for (double& e : expected) e /= static_cast<double>(count_of(c.shape, c.axes));
             for (const auto layout : kAllLayouts) {
@@ -182,7 +170,7 @@ TEST_CASE("reduction: mean over every dtype, layout and axes", "[reduction]") {
 TEST_CASE("reduction: var with ddof over every dtype, layout and axes", "[reduction]") {
     for (const Dtype dtype : kAllDtypes) {
         for (const AxesCase& c : kAxesCases) {
-            const std::vector<double> values = sample(dtype, shape_size(c.shape), 3);
+            const std::vector<double> values = reduction_sample(dtype, shape_size(c.shape), 3);
             const auto n = static_cast<double>(count_of(c.shape, c.axes));
             std::vector<double> means = reference(values, c.shape, c.axes, 0.0, std::plus<double>());
             for (double& m : means) m /= n;
@@ -208,7 +196,7 @@ TEST_CASE("reduction: var with ddof over every dtype, layout and axes", "[reduct
 TEST_CASE("reduction: logsumexp over every float dtype, layout and axes", "[reduction]") {
     for (const Dtype dtype : {Dtype::kInt32, Dtype::kFloat16, Dtype::kBFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
         for (const AxesCase& c : kAxesCases) {
-            std::vector<double> values = sample(dtype, shape_size(c.shape));
+            std::vector<double> values = reduction_sample(dtype, shape_size(c.shape));
             for (double& v : values) v *= 40;  // exp(110) overflows float32: the max must be subtracted
             std::vector<double> expected =
                 reference(values, c.shape, c.axes, 0.0, [](double a, double v) { return a + std::exp(v - 110.0); });
@@ -259,7 +247,7 @@ TEST_CASE("reduction: 0-d and size-0 arrays", "[reduction]") {
 TEST_CASE("reduction: NaN propagates through max, min and sum", "[reduction]") {
     for (const Dtype dtype : {Dtype::kFloat16, Dtype::kBFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
         for (const int64_t at : {0, 17, 39, 41, 199}) {  // first, middle, last of a row, first of the next
-            std::vector<double> values = sample(dtype, 200);
+            std::vector<double> values = reduction_sample(dtype, 200);
             values[static_cast<size_t>(at)] = kNan;
             for (const auto layout : kAllLayouts) {
                 INFO(dtype << " " << testing::layout_name(layout) << " NaN at " << at);
@@ -298,7 +286,7 @@ TEST_CASE("reduction: integer sums and products wrap like int64", "[reduction]")
 }
 
 TEST_CASE("reduction: bad axes and empty max/min throw", "[reduction]") {
-    const Array x = make_array(sample(Dtype::kFloat32, 24), {2, 3, 4}, Dtype::kFloat32);
+    const Array x = make_array(reduction_sample(Dtype::kFloat32, 24), {2, 3, 4}, Dtype::kFloat32);
     const std::vector<Routine> routines = {ops::sum, ops::prod, ops::max,  ops::min,
                                            ops::any, ops::all,  ops::mean, ops::logsumexp};
     for (const Routine& routine : routines) {
@@ -331,7 +319,7 @@ TEST_CASE("reduction: large reductions reach every block and segment path", "[re
                                     {{3, 70001}, {1}},    {{9, 8, 1500}, {0, 2}}, {{2, 40000, 2}, {1}}};
     for (const Dtype dtype : {Dtype::kInt64, Dtype::kFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
         for (const Big& c : cases) {
-            const std::vector<double> values = sample(dtype, shape_size(c.shape), 1);
+            const std::vector<double> values = reduction_sample(dtype, shape_size(c.shape), 1);
             const std::vector<double> sums = reference(values, c.shape, c.axes, 0.0, std::plus<double>());
             const std::vector<double> maxs =
                 reference(values, c.shape, c.axes, -kInf, [](double a, double v) { return std::max(a, v); });
@@ -392,11 +380,11 @@ TEST_CASE("reduction: zero-stride (broadcast) and negative-stride (flipped) inpu
     const std::vector<ops::OptionalAxes> axes_sets = {std::nullopt, Axes{0}, Axes{1}, Axes{-1, 0}};
     for (const Dtype dtype : {Dtype::kInt32, Dtype::kFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
         // Flipped: x[::-1, ::-1] of a (6, 40) array holds values[239 - i] at flat position i.
-        const std::vector<double> values = sample(dtype, 240);
+        const std::vector<double> values = reduction_sample(dtype, 240);
         const std::vector<double> flipped_values(values.rbegin(), values.rend());
         const Array flipped = make_array(values, {6, 40}, dtype).index({reversed, reversed});
         // Broadcast: a (6, 1) column repeated over 40 columns, strides (item, 0).
-        const std::vector<double> column = sample(dtype, 6, 4);
+        const std::vector<double> column = reduction_sample(dtype, 6, 4);
         std::vector<double> broadcast_values;
         for (const double v : column) broadcast_values.insert(broadcast_values.end(), 40, v);
         const Array broadcast = make_array(column, {6, 1}, dtype).broadcast_to({6, 40});

@@ -13,31 +13,19 @@
 
 #include "core/error.h"
 #include "core/ops/reduction.h"
+#include "tests/core/ops/reduction_samples.h"
 #include "tests/testing/testing.h"
 
 using namespace rensa;
 using testing::check_allclose;
 using testing::kAllLayouts;
 using testing::make_array;
+using testing::reduction_sample;
 
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Small values every dtype holds exactly; period 23, so long axes have ties.
-std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed = 0) {
-    std::vector<double> v;
-    for (int64_t i = 0; i < n; ++i) {
-        const double x = static_cast<double>((i * 37 + seed * 11 + 5) % 23);
-        if (dtype == Dtype::kBool) {
-            v.push_back((i * 7 + seed) % 3 == 0 ? 1.0 : 0.0);
-        } else {
-            v.push_back(is_float(dtype) ? (x - 11) * 0.25 : is_signed(dtype) ? x - 11 : x);
-        }
-    }
-    return v;
-}
 
 // One line of the reference: the values along `axis` through every other index fixed.
 struct Lines {
@@ -153,17 +141,17 @@ void check_cumsum(Dtype dtype, const AxisCase& c, const std::vector<double>& val
 
 TEST_CASE("reduction: argmax and argmin over every dtype, layout and axis", "[reduction]") {
     for (const Dtype dtype : kAllDtypes) {
-        for (const AxisCase& c : kCases) check_arg(dtype, c, sample(dtype, shape_size(c.shape)));
+        for (const AxisCase& c : kCases) check_arg(dtype, c, reduction_sample(dtype, shape_size(c.shape)));
     }
     for (const Dtype dtype : {Dtype::kUInt8, Dtype::kInt32, Dtype::kFloat16, Dtype::kFloat32}) {
-        for (const AxisCase& c : kBigCases) check_arg(dtype, c, sample(dtype, shape_size(c.shape), 2));
+        for (const AxisCase& c : kBigCases) check_arg(dtype, c, reduction_sample(dtype, shape_size(c.shape), 2));
     }
 }
 
 TEST_CASE("reduction: argmax and argmin find the first NaN and infinities", "[reduction]") {
     for (const Dtype dtype : {Dtype::kFloat16, Dtype::kBFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
         for (const AxisCase& c : {AxisCase{{5, 40}, 1}, AxisCase{{5, 40}, 0}, AxisCase{{9000}, 0}}) {
-            std::vector<double> values = sample(dtype, shape_size(c.shape));
+            std::vector<double> values = reduction_sample(dtype, shape_size(c.shape));
             values[3] = kInf;
             values[5] = -kInf;
             values[47] = kNan;  // second row (axis 1) / eighth column (axis 0)
@@ -171,7 +159,7 @@ TEST_CASE("reduction: argmax and argmin find the first NaN and infinities", "[re
             values[static_cast<size_t>(shape_size(c.shape) - 1)] = kNan;  // last block of the flat case
             check_arg(dtype, c, values);
         }
-        std::vector<double> late = sample(dtype, 9000);
+        std::vector<double> late = reduction_sample(dtype, 9000);
         late[8999] = kNan;  // only in the last block: must beat every earlier block
         check_arg(dtype, {{9000}, 0}, late);
         check_arg(dtype, {{3, 3000}, 1}, late);
@@ -186,7 +174,7 @@ TEST_CASE("reduction: argmax and argmin errors and empty arrays", "[reduction]")
                       Catch::Contains("argmax") && Catch::Contains("empty sequence") && Catch::Contains("(0, 3)"));
     CHECK(ops::argmax(empty, 1).shape() == Shape{0});
     CHECK(ops::argmin(empty, 1, true).shape() == Shape{0, 1});
-    const Array x = make_array(sample(Dtype::kFloat32, 6), {2, 3}, Dtype::kFloat32);
+    const Array x = make_array(reduction_sample(Dtype::kFloat32, 6), {2, 3}, Dtype::kFloat32);
     CHECK_THROWS_AS(ops::argmax(x, 2), DimensionError);
     CHECK_THROWS_AS(ops::argmin(x, -3), DimensionError);
     CHECK_THROWS_WITH(ops::argmin(x, 5), Catch::Contains("argmin") && Catch::Contains("out of bounds"));
@@ -195,10 +183,10 @@ TEST_CASE("reduction: argmax and argmin errors and empty arrays", "[reduction]")
 
 TEST_CASE("reduction: cumsum over every dtype, layout and axis", "[reduction]") {
     for (const Dtype dtype : kAllDtypes) {
-        for (const AxisCase& c : kCases) check_cumsum(dtype, c, sample(dtype, shape_size(c.shape)));
+        for (const AxisCase& c : kCases) check_cumsum(dtype, c, reduction_sample(dtype, shape_size(c.shape)));
     }
     for (const Dtype dtype : {Dtype::kInt8, Dtype::kInt64, Dtype::kFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
-        for (const AxisCase& c : kBigCases) check_cumsum(dtype, c, sample(dtype, shape_size(c.shape), 1));
+        for (const AxisCase& c : kBigCases) check_cumsum(dtype, c, reduction_sample(dtype, shape_size(c.shape), 1));
     }
 }
 
@@ -213,7 +201,7 @@ TEST_CASE("reduction: cumsum of NaN, size-0 arrays, integer wrap and errors", "[
     CHECK(wrapped == std::vector<int64_t>{big, std::numeric_limits<int64_t>::min()});
     // int8 input accumulates in int64: no wrap at 127.
     check_allclose(ops::cumsum(make_array({100, 100, 100}, {3}, Dtype::kInt8)), {100, 200, 300}, {3}, {0, 0});
-    const Array x = make_array(sample(Dtype::kFloat32, 6), {2, 3}, Dtype::kFloat32);
+    const Array x = make_array(reduction_sample(Dtype::kFloat32, 6), {2, 3}, Dtype::kFloat32);
     CHECK_THROWS_AS(ops::cumsum(x, 2), DimensionError);
     CHECK_THROWS_WITH(ops::cumsum(x, -3), Catch::Contains("cumsum") && Catch::Contains("out of bounds"));
 }
