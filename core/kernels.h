@@ -121,6 +121,78 @@ struct SortArgs {
     Array values, indices;
 };
 
+// --- Convolution (1 to 3 spatial dimensions; see Note [Convolution layout]).
+// Note [Convolution layout]: x (n, c_in, *in), w (c_out, c_in / groups, *k),
+// y (n, c_out, *out), b (c_out) or undefined; stride, pad and dilate hold one entry per
+// spatial dimension. out sizes come from core/ops (cover_all is an ops concern: the
+// kernels read only positions inside the padded input). One float dtype for all; x, w,
+// gy may be non-contiguous; outputs are contiguous.
+struct ConvolutionArgs {
+    Array x, w, b;  // b undefined: no bias
+    Array y;
+    Shape stride, pad, dilate;
+    int64_t groups = 1;
+};
+// gx = the transpose of the convolution applied to gy (also deconvolution's forward).
+struct ConvolutionBackwardDataArgs {
+    Array gy, w;
+    Array gx;
+    Shape stride, pad, dilate;
+    int64_t groups = 1;
+};
+// gw = d(sum(y * gy)) / dw.
+struct ConvolutionBackwardFilterArgs {
+    Array x, gy;
+    Array gw;
+    Shape stride, pad, dilate;
+    int64_t groups = 1;
+};
+
+// --- Pooling over the trailing spatial dims of x (n, c, *in) -> y (n, c, *out).
+// Windows start at o * stride - pad and cover ksize positions clipped to the input;
+// kAverage divides by the full window size (padding counts as pad_value 0, Chainer's
+// default), kAverageExcludePad by the number of positions inside the input.
+enum class PoolMode : uint8_t { kMax, kAverage, kAverageExcludePad };
+struct PoolArgs {
+    PoolMode mode = PoolMode::kMax;
+    Array x, y;
+    Array indices;  // kMax: int64 of y's shape, flat index of the max in x's spatial plane
+    Shape ksize, stride, pad;
+};
+// gx (x's shape, overwritten) from gy; kMax scatters through `indices`.
+struct PoolBackwardArgs {
+    PoolMode mode = PoolMode::kMax;
+    Array gy, indices;
+    Array gx;
+    Shape ksize, stride, pad;
+};
+
+// y = softmax(x) (or log_softmax when `log`) along `axis`; same shape and float dtype.
+struct SoftmaxArgs {
+    Array x;
+    int axis = 1;
+    bool log = false;
+    Array y;
+};
+
+// Batch normalization of x (n, c, s) (contiguous; the channel axis in the middle; ops
+// reshape Chainer's `axis` argument to this) with per-channel gamma, beta (c).
+// compute_stats: mean and inv_std (c) are outputs (batch statistics over n and s,
+// inv_std = 1 / sqrt(var + eps)); otherwise they are inputs. y = (x - mean) * inv_std *
+// gamma + beta. gamma, beta, mean, inv_std share x's dtype (float32 for float16 x).
+struct BatchNormArgs {
+    Array x, gamma, beta;
+    Array mean, inv_std;
+    bool compute_stats = true;
+    double eps = 2e-5;
+    Array y;
+};
+// Gradients of batch normalization with batch statistics: gx, ggamma, gbeta from gy.
+struct BatchNormBackwardArgs {
+    Array x, gamma, mean, inv_std, gy;
+    Array gx, ggamma, gbeta;
+};
+
 class Kernels {
 public:
     virtual ~Kernels() = default;
@@ -152,6 +224,14 @@ public:
     virtual void scatter_add(const ScatterAddArgs& args) = 0;
     virtual void random(const RandomArgs& args) = 0;
     virtual void sort(const SortArgs& args) = 0;
+    virtual void convolution(const ConvolutionArgs& args) = 0;
+    virtual void convolution_backward_data(const ConvolutionBackwardDataArgs& args) = 0;
+    virtual void convolution_backward_filter(const ConvolutionBackwardFilterArgs& args) = 0;
+    virtual void pool(const PoolArgs& args) = 0;
+    virtual void pool_backward(const PoolBackwardArgs& args) = 0;
+    virtual void softmax(const SoftmaxArgs& args) = 0;
+    virtual void batch_norm(const BatchNormArgs& args) = 0;
+    virtual void batch_norm_backward(const BatchNormBackwardArgs& args) = 0;
 };
 
 }  // namespace rensa

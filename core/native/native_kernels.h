@@ -22,6 +22,14 @@ public:
     void scatter_add(const ScatterAddArgs& args) override;                                     // kernels_indexing.cc
     void random(const RandomArgs& args) override;                                              // kernels_random.cc
     void sort(const SortArgs& args) override;                                                  // kernels_sort.cc
+    void convolution(const ConvolutionArgs& args) override;                                    // kernels_conv.cc
+    void convolution_backward_data(const ConvolutionBackwardDataArgs& args) override;          // kernels_conv.cc
+    void convolution_backward_filter(const ConvolutionBackwardFilterArgs& args) override;      // kernels_conv.cc
+    void pool(const PoolArgs& args) override;                                                  // kernels_pool.cc
+    void pool_backward(const PoolBackwardArgs& args) override;                                 // kernels_pool.cc
+    void softmax(const SoftmaxArgs& args) override;                                            // kernels_softmax.cc
+    void batch_norm(const BatchNormArgs& args) override;                                       // kernels_norm.cc
+    void batch_norm_backward(const BatchNormBackwardArgs& args) override;                      // kernels_norm.cc
 };
 
 }  // namespace rensa::native
