@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan demo bench format clean
+.PHONY: deps configure build test test-asan demo bench bench-compare format clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -29,6 +29,12 @@ demo: build
 
 bench: build
 	./build/benchmarks/bench_core --benchmark_counters_tabular=true
+
+# Side by side with PyTorch on the CPU (benchmarks/compare/README.md); torch lives in .venv-bench only.
+bench-compare: build
+	bash scripts/install-bench-deps.sh
+	cmake --build --preset default --target bench_compare
+	.venv-bench/bin/python benchmarks/compare/compare.py --build build
 
 format:
 	git ls-files '*.h' '*.cc' '*.cu' '*.cuh' | xargs clang-format -i

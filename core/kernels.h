@@ -148,18 +148,22 @@ struct ConvolutionBackwardFilterArgs {
     int64_t groups = 1;
 };
 
-// --- Pooling over the trailing spatial dims of x (n, c, *in) -> y (n, c, *out).
+// --- Pooling over the trailing 1 to 3 spatial dims of x (n, c, *in) -> y (n, c, *out).
 // Windows start at o * stride - pad and cover ksize positions clipped to the input;
 // kAverage divides by the full window size (padding counts as pad_value 0, Chainer's
-// default), kAverageExcludePad by the number of positions inside the input.
+// default), kAverageExcludePad by the number of positions inside the input (an empty
+// window gives 0). kMax takes the first max (NaN propagates); an empty window gives
+// -inf and index -1. x, gy and indices may have any strides; y, indices (forward) and
+// gx are contiguous outputs. One float dtype for x, y (gy, gx); float16 computes in float32.
 enum class PoolMode : uint8_t { kMax, kAverage, kAverageExcludePad };
 struct PoolArgs {
     PoolMode mode = PoolMode::kMax;
     Array x, y;
-    Array indices;  // kMax: int64 of y's shape, flat index of the max in x's spatial plane
+    Array indices;  // kMax: int64 of y's shape, flat index of the max in x's spatial plane (or undefined: not written)
     Shape ksize, stride, pad;
 };
-// gx (x's shape, overwritten) from gy; kMax scatters through `indices`.
+// gx (x's shape, overwritten) from gy; kMax scatter-adds gy through `indices` (entries
+// outside [0, prod(in)) are skipped), the average modes spread gy over each window.
 struct PoolBackwardArgs {
     PoolMode mode = PoolMode::kMax;
     Array gy, indices;
@@ -179,7 +183,8 @@ struct SoftmaxArgs {
 // reshape Chainer's `axis` argument to this) with per-channel gamma, beta (c).
 // compute_stats: mean and inv_std (c) are outputs (batch statistics over n and s,
 // inv_std = 1 / sqrt(var + eps)); otherwise they are inputs. y = (x - mean) * inv_std *
-// gamma + beta. gamma, beta, mean, inv_std share x's dtype (float32 for float16 x).
+// gamma + beta. gamma, beta, mean, inv_std are contiguous (c) arrays of x's dtype
+// (float32 for float16/bfloat16 x); y is contiguous like x.
 struct BatchNormArgs {
     Array x, gamma, beta;
     Array mean, inv_std;
@@ -188,6 +193,7 @@ struct BatchNormArgs {
     Array y;
 };
 // Gradients of batch normalization with batch statistics: gx, ggamma, gbeta from gy.
+// gy and gx are contiguous (n, c, s) like x; the (c) arrays follow BatchNormArgs.
 struct BatchNormBackwardArgs {
     Array x, gamma, mean, inv_std, gy;
     Array gx, ggamma, gbeta;

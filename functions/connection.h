@@ -1,8 +1,79 @@
 #pragma once
 // Chainer's connection functions (F::...). See functions/functions.h for the family list.
 
-#include "autograd/variable.h"
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
-namespace rensa::functions {}  // namespace rensa::functions
+#include "autograd/variable.h"
+#include "functions/connection/convolution.h"  // IWYU pragma: export
+
+namespace rensa::functions {
+
+// y = x W^T + b, x reshaped to (prod(x.shape[:n_batch_axes]), rest); W (out, in), b (out,) or
+// undefined (None). y has shape x.shape[:n_batch_axes] + (out,). Throws DimensionError /
+// DtypeError on mismatched shapes or dtypes. Differentiable any number of times.
+[[nodiscard]] Variable linear(const Variable& x, const Variable& W, const Variable& b = {}, int n_batch_axes = 1);
+
+// y = W[x]: rows of W (n_vocab, n_units) at the integer ids x, shape x.shape + (n_units,).
+// Ids equal to ignore_label give zero rows and no gradient; any other id outside
+// [0, n_vocab) throws ValueError naming the id and its position. Double-differentiable in W.
+[[nodiscard]] Variable embed_id(const Variable& x, const Variable& W,
+                                std::optional<int64_t> ignore_label = std::nullopt);
+
+// y[n, l] = sum_jk e1[n, j] e2[n, k] W[j, k, l] (+ e1 V1 + e2 V2 + b): e1 (N, J), e2 (N, K)
+// (more axes are flattened), W (J, K, L), V1 (J, L), V2 (K, L), b (L,). V1, V2 and b are
+// all given or all undefined (ValueError otherwise). Differentiable any number of times.
+[[nodiscard]] Variable bilinear(const Variable& e1, const Variable& e2, const Variable& W, const Variable& V1 = {},
+                                const Variable& V2 = {}, const Variable& b = {});
+
+// --- Chainer's n-step RNNs. xs: sequences (L_i, in) sorted by decreasing L_i; hx (and cx):
+// (n_layers * directions, len(xs), units); ws[l] / bs[l]: the matrices / biases of layer l
+// (layer-major, forward before backward direction when bidirectional): (units, in) on x,
+// (units, units) on h, in is the layer's input width (2 * units above the first layer
+// when bidirectional). ys[i]: (L_i, directions * units). Dropout with dropout_ratio on the
+// inputs of every layer but the first (training only). DimensionError / ValueError on bad
+// arguments. Differentiable any number of times.
+struct NStepLSTMResult {
+    Variable hy, cy;
+    std::vector<Variable> ys;
+};
+// ws[l][0..3] / [4..7]: input, forget, cell and output gates on x / on h.
+[[nodiscard]] NStepLSTMResult n_step_lstm(int n_layers, double dropout_ratio, const Variable& hx, const Variable& cx,
+                                          const std::vector<std::vector<Variable>>& ws,
+                                          const std::vector<std::vector<Variable>>& bs,
+                                          const std::vector<Variable>& xs);
+[[nodiscard]] NStepLSTMResult n_step_bilstm(int n_layers, double dropout_ratio, const Variable& hx, const Variable& cx,
+                                            const std::vector<std::vector<Variable>>& ws,
+                                            const std::vector<std::vector<Variable>>& bs,
+                                            const std::vector<Variable>& xs);
+// ws[l][0..2] / [3..5]: reset gate, update gate and new memory on x / on h. Returns {hy, ys}.
+[[nodiscard]] std::pair<Variable, std::vector<Variable>> n_step_gru(int n_layers, double dropout_ratio,
+                                                                    const Variable& hx,
+                                                                    const std::vector<std::vector<Variable>>& ws,
+                                                                    const std::vector<std::vector<Variable>>& bs,
+                                                                    const std::vector<Variable>& xs);
+[[nodiscard]] std::pair<Variable, std::vector<Variable>> n_step_bigru(int n_layers, double dropout_ratio,
+                                                                      const Variable& hx,
+                                                                      const std::vector<std::vector<Variable>>& ws,
+                                                                      const std::vector<std::vector<Variable>>& bs,
+                                                                      const std::vector<Variable>& xs);
+// h = activation(W0 x + b0 + W1 h + b1), activation "tanh" or "relu" (ValueError otherwise).
+// Returns {hy, ys}.
+[[nodiscard]] std::pair<Variable, std::vector<Variable>> n_step_rnn(int n_layers, double dropout_ratio,
+                                                                    const Variable& hx,
+                                                                    const std::vector<std::vector<Variable>>& ws,
+                                                                    const std::vector<std::vector<Variable>>& bs,
+                                                                    const std::vector<Variable>& xs,
+                                                                    const std::string& activation = "tanh");
+[[nodiscard]] std::pair<Variable, std::vector<Variable>> n_step_birnn(int n_layers, double dropout_ratio,
+                                                                      const Variable& hx,
+                                                                      const std::vector<std::vector<Variable>>& ws,
+                                                                      const std::vector<std::vector<Variable>>& bs,
+                                                                      const std::vector<Variable>& xs,
+                                                                      const std::string& activation = "tanh");
+
+}  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)

@@ -1,8 +1,106 @@
 #pragma once
-// Chainer's math functions (F::...). See functions/functions.h for the family list.
+// Chainer's math functions (F::sum, F::matmul, F::exp, ...). Inputs are floating-point
+// Variables (DtypeError otherwise); two-operand functions need one dtype. An `axis`
+// is Chainer's None (std::nullopt), an int or a tuple (Axes{0, 2}); negative axes count
+// from the end; bad axes throw DimensionError. All are double-differentiable except
+// argmax/argmin.
 
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autograd/basic_math.h"
+#include "autograd/shape_ops.h"
 #include "autograd/variable.h"
 
-namespace rensa::functions {}  // namespace rensa::functions
+namespace rensa::functions {
+
+// --- Arithmetic with numpy broadcasting (autograd/basic_math.h): also the operators
+// + - * / and unary - on Variables and Scalars.
+using rensa::add;
+using rensa::div;
+using rensa::exp;
+using rensa::log;
+using rensa::mul;
+using rensa::neg;
+using rensa::pow;
+using rensa::sub;
+
+// --- Reductions. The result keeps x's dtype; `keepdims` keeps reduced axes as length 1.
+// sum(x, axis=None, keepdims=False).
+using rensa::sum;
+[[nodiscard]] Variable sum(const Variable& x, int axis, bool keepdims = false);
+// Arithmetic mean over the axes (NaN over an empty reduction, as numpy).
+[[nodiscard]] Variable mean(const Variable& x, const std::optional<Axes>& axis = std::nullopt, bool keepdims = false);
+[[nodiscard]] Variable mean(const Variable& x, int axis, bool keepdims = false);
+// Maximum / minimum; the gradient flows to every element equal to the result (Chainer).
+// An empty reduction throws ValueError.
+[[nodiscard]] Variable max(const Variable& x, const std::optional<Axes>& axis = std::nullopt, bool keepdims = false);
+[[nodiscard]] Variable max(const Variable& x, int axis, bool keepdims = false);
+[[nodiscard]] Variable min(const Variable& x, const std::optional<Axes>& axis = std::nullopt, bool keepdims = false);
+[[nodiscard]] Variable min(const Variable& x, int axis, bool keepdims = false);
+// Index (int32) of the first maximum / minimum along axis (over the flattened x without
+// one). Not differentiable: the result does not require grad.
+[[nodiscard]] Variable argmax(const Variable& x, std::optional<int> axis = std::nullopt);
+[[nodiscard]] Variable argmin(const Variable& x, std::optional<int> axis = std::nullopt);
+// Product over the axes. Exact gradients with zeros too; double backprop only without zeros.
+[[nodiscard]] Variable prod(const Variable& x, const std::optional<Axes>& axis = std::nullopt, bool keepdims = false);
+[[nodiscard]] Variable prod(const Variable& x, int axis, bool keepdims = false);
+// log(sum(exp(x))) over the axes, computed stably (no keepdims, as Chainer).
+[[nodiscard]] Variable logsumexp(const Variable& x, const std::optional<Axes>& axis = std::nullopt);
+[[nodiscard]] Variable logsumexp(const Variable& x, int axis);
+// Inclusive prefix sum along axis; without one, of the flattened x (result 1-D).
+[[nodiscard]] Variable cumsum(const Variable& x, std::optional<int> axis = std::nullopt);
+
+// --- Elementwise (same shape and dtype as x).
+[[nodiscard]] Variable log1p(const Variable& x);
+[[nodiscard]] Variable log2(const Variable& x);
+[[nodiscard]] Variable log10(const Variable& x);
+[[nodiscard]] Variable sqrt(const Variable& x);
+[[nodiscard]] Variable rsqrt(const Variable& x);  // 1 / sqrt(x)
+[[nodiscard]] Variable square(const Variable& x);
+[[nodiscard]] Variable absolute(const Variable& x);  // gradient sign(x), 0 at 0
+[[nodiscard]] Variable sin(const Variable& x);
+[[nodiscard]] Variable cos(const Variable& x);
+[[nodiscard]] Variable tan(const Variable& x);
+[[nodiscard]] Variable arctan(const Variable& x);
+[[nodiscard]] Variable sinh(const Variable& x);
+[[nodiscard]] Variable cosh(const Variable& x);
+[[nodiscard]] Variable erf(const Variable& x);
+// min(max(x, x_min), x_max); at least one bound must be given and x_min < x_max
+// (ValueError). The gradient passes where x_min <= x <= x_max.
+[[nodiscard]] Variable clip(const Variable& x, std::optional<double> x_min, std::optional<double> x_max);
+// Elementwise maximum / minimum with broadcasting; ties send the gradient to x1.
+[[nodiscard]] Variable maximum(const Variable& x1, const Variable& x2);
+[[nodiscard]] Variable minimum(const Variable& x1, const Variable& x2);
+// (x1 - x2)^2; x1 and x2 must have one shape (DimensionError).
+[[nodiscard]] Variable squared_difference(const Variable& x1, const Variable& x2);
+// p * x + (1 - p) * y; all three of one shape and dtype.
+[[nodiscard]] Variable linear_interpolate(const Variable& p, const Variable& x, const Variable& y);
+// New Variables over the same arrays (aliased); gradients pass through unchanged.
+[[nodiscard]] Variable identity(const Variable& x);
+[[nodiscard]] std::vector<Variable> identity(const std::vector<Variable>& xs);
+// x + y / x * y with y broadcast along x's axes [axis, axis + y.ndim): y.shape must equal
+// x.shape[axis:axis + y.ndim] (DimensionError).
+[[nodiscard]] Variable bias(const Variable& x, const Variable& y, int axis = 1);
+[[nodiscard]] Variable scale(const Variable& x, const Variable& y, int axis = 1);
+
+// --- Products (through the device's GEMM).
+// numpy.matmul of op(a) and op(b), op transposing the last two axes when trans* is set
+// (ignored for 1-D operands); batch axes broadcast. Mismatched shapes: DimensionError.
+[[nodiscard]] Variable matmul(const Variable& a, const Variable& b, bool transa = false, bool transb = false);
+// Chainer's batch_matmul: a and b are viewed as (batch, rows, prod(rest)) and multiplied
+// per batch; result (batch, m, n).
+[[nodiscard]] Variable batch_matmul(const Variable& a, const Variable& b, bool transa = false, bool transb = false);
+// numpy.tensordot: sums over a's last `axes` axes and b's first `axes` axes ...
+[[nodiscard]] Variable tensordot(const Variable& a, const Variable& b, int axes = 2);
+// ... or over the listed axis pairs (a_axes[i] with b_axes[i]).
+[[nodiscard]] Variable tensordot(const Variable& a, const Variable& b, const Axes& a_axes, const Axes& b_axes);
+// numpy.einsum with one or two operands: "ij,jk->ik", "bij,bjk->bik", "ij->ji", "ii->",
+// "ij,ij->i", "ij,jk,kl->il", implicit output ("ij,jk": alphabetical non-repeated labels)
+// and "..." for broadcasting axes. Bad subscripts throw ValueError, sizes DimensionError.
+[[nodiscard]] Variable einsum(const std::string& subscripts, const std::vector<Variable>& operands);
+
+}  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)

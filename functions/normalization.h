@@ -1,8 +1,58 @@
 #pragma once
 // Chainer's normalization functions (F::...). See functions/functions.h for the family list.
+// Inputs must be floating point (DtypeError); shapes that do not fit throw DimensionError.
+// float16 inputs are normalized with float32 statistics and give float16 results.
+
+#include <cstdint>
+#include <optional>
 
 #include "autograd/variable.h"
 
-namespace rensa::functions {}  // namespace rensa::functions
+namespace rensa::functions {
+
+// Options of batch_normalization (Chainer's keyword arguments).
+struct BatchNormalizationOptions {
+    double eps = 2e-5;
+    // Running statistics (gamma's shape), updated in place when defined:
+    // running_mean = decay * running_mean + (1 - decay) * mean, and running_var likewise
+    // with the unbiased variance (m / (m - 1) times the batch variance).
+    Array running_mean{}, running_var{};
+    double decay = 0.9;
+    // Axes the statistics are taken over; by default 0 and the axes after gamma's
+    // (gamma, beta: x.shape[1 : 1 + gamma.ndim]).
+    std::optional<Axes> axis{};
+};
+
+// Batch normalization with batch statistics (training mode):
+// y = (x - mean) / sqrt(var + eps) * gamma + beta, mean and var over the `axis` axes.
+// gamma and beta have x's shape without those axes. Supports double backprop.
+[[nodiscard]] Variable batch_normalization(const Variable& x, const Variable& gamma, const Variable& beta,
+                                           const BatchNormalizationOptions& options = {});
+// Batch normalization with given statistics (test mode): y = (x - mean) / sqrt(var +
+// eps) * gamma + beta; mean and var have gamma's shape. Supports double backprop.
+[[nodiscard]] Variable fixed_batch_normalization(const Variable& x, const Variable& gamma, const Variable& beta,
+                                                 const Variable& mean, const Variable& var, double eps = 2e-5,
+                                                 const std::optional<Axes>& axis = std::nullopt);
+// Layer normalization of a 2-D x (batch, units) over axis 1, then * gamma + beta (units).
+[[nodiscard]] Variable layer_normalization(const Variable& x, const Variable& gamma, const Variable& beta,
+                                           double eps = 1e-5);
+// Group normalization of x (n, c, ...) with c split into `groups` groups (c % groups
+// == 0), then * gamma + beta (c). x.ndim must be at least 3 (ValueError otherwise).
+[[nodiscard]] Variable group_normalization(const Variable& x, int64_t groups, const Variable& gamma,
+                                           const Variable& beta, double eps = 1e-5);
+
+// Options of local_response_normalization.
+struct LocalResponseNormalizationOptions {
+    int64_t n = 5;  // window width over channels
+    double k = 2.0, alpha = 1e-4, beta = 0.75;
+};
+// Cross-channel normalization of x (n, c, ...): y = x / (k + alpha * sum of x^2 over
+// the n neighbouring channels)^beta. No double backprop (as in Chainer).
+[[nodiscard]] Variable local_response_normalization(const Variable& x,
+                                                    const LocalResponseNormalizationOptions& options = {});
+// L2 normalization along `axis`: y = x / (sqrt(sum(x^2, axis)) + eps).
+[[nodiscard]] Variable normalize(const Variable& x, double eps = 1e-5, int axis = 1);
+
+}  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)

@@ -1,8 +1,90 @@
 #pragma once
 // Chainer's pooling functions (F::...). See functions/functions.h for the family list.
+// x is (n, c, *spatial) and floating (DtypeError otherwise); a wrong rank or an output
+// size below 1 throws DimensionError, a non-positive ksize/stride or negative pad
+// ValueError. Windows start at o * stride - pad; outputs keep x's dtype.
+//   F::max_pooling_2d(x, 2);                                     // ksize 2, stride 2, cover_all
+//   F::max_pooling_2d(x, {3, 3}, {.stride = 2, .pad = 1, .cover_all = false});
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "autograd/variable.h"
 
-namespace rensa::functions {}  // namespace rensa::functions
+namespace rensa::functions {
+
+// Chainer's "int or tuple of ints" for per-dimension sizes: one value for every spatial
+// dim (`2`), one per dim (`{2, 3}`), or unset (`{}`, Chainer's None where allowed).
+class PoolingSize {
+public:
+    PoolingSize() = default;
+    PoolingSize(int64_t value) : values_{value}, scalar_{true} {}  // NOLINT: implicit like Chainer's int
+    PoolingSize(std::initializer_list<int64_t> values) : values_(values) {}
+    PoolingSize(const Shape& values) : values_{values} {}  // NOLINT: implicit like a tuple
+
+    bool is_set() const { return !values_.empty(); }
+    // One entry per spatial dim; throws ValueError when the count does not match.
+    Shape expand(int ndim, std::string_view op, std::string_view name) const;
+
+private:
+    Shape values_;
+    bool scalar_ = false;
+};
+
+struct MaxPoolingOptions {
+    PoolingSize stride{};  // unset: ksize
+    PoolingSize pad = 0;
+    bool cover_all = true;  // one more output where the last window is partial (Chainer's default)
+};
+
+struct AveragePoolingOptions {
+    PoolingSize stride{};  // unset: ksize
+    PoolingSize pad = 0;
+    // 0: padding counts as zeros (divide by the window size); nullopt (Chainer's None):
+    // padding is left out of the divisor. Other values throw ValueError.
+    std::optional<double> pad_value = 0.0;
+};
+
+struct UnpoolingOptions {
+    PoolingSize stride{};  // unset: ksize
+    PoolingSize pad = 0;
+    PoolingSize outsize{};  // (out_h, out_w); unset: Chainer's get_deconv_outsize
+    bool cover_all = true;
+};
+
+// Spatial max pooling of x (n, c, h, w). Double-differentiable (the gradient routes to
+// the first max of each window; its backward gathers by the same indexes).
+[[nodiscard]] Variable max_pooling_2d(const Variable& x, PoolingSize ksize, const MaxPoolingOptions& options = {});
+// max_pooling_2d that also returns the argmax indexes Chainer's MaxPooling2D retains: int64
+// of y's shape, the flat position ky * kw + kx of each max inside its window (counting
+// padded positions), the `indexes` argument of upsampling_2d.
+[[nodiscard]] std::pair<Variable, Array> max_pooling_2d_with_indexes(const Variable& x, PoolingSize ksize,
+                                                                     const MaxPoolingOptions& options = {});
+// N-d max pooling over the x.ndim - 2 (1 to 3) trailing dims. Double-differentiable.
+[[nodiscard]] Variable max_pooling_nd(const Variable& x, PoolingSize ksize, const MaxPoolingOptions& options = {});
+
+// Spatial average pooling of x (n, c, h, w); ksize = (h, w) with no pad is a global average.
+// Linear, so differentiable any number of times.
+[[nodiscard]] Variable average_pooling_2d(const Variable& x, PoolingSize ksize,
+                                          const AveragePoolingOptions& options = {});
+// N-d average pooling over the x.ndim - 2 (1 to 3) trailing dims.
+[[nodiscard]] Variable average_pooling_nd(const Variable& x, PoolingSize ksize,
+                                          const AveragePoolingOptions& options = {});
+
+// Inverse of pooling by replication: each x (n, c, h, w) element fills its window of y
+// (overlaps add up); y's size is `outsize` or get_deconv_outsize. outsize must pool back
+// to x's size (DimensionError). Linear, differentiable any number of times.
+[[nodiscard]] Variable unpooling_2d(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options = {});
+// Inverse of max pooling: each x element goes to the position `indexes` (from
+// max_pooling_2d_with_indexes with the same ksize/stride/pad/cover_all, x's shape) names in
+// its window; other positions are 0, overlaps add up. Indexes outside [0, kh * kw) throw
+// IndexError; positions in the padding are dropped. Linear, differentiable any number of times.
+[[nodiscard]] Variable upsampling_2d(const Variable& x, const Array& indexes, PoolingSize ksize,
+                                     const UnpoolingOptions& options = {});
+
+}  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)

@@ -1,18 +1,118 @@
-// Convolution kernels (replaced by the real kernels of this family).
+// Convolution kernels: float32 through oneDNN where it is built in (im2col + OpenBLAS
+// GEMM otherwise), float64 through im2col + GEMM, float16/bfloat16 computed in float32.
+// Operands are made contiguous first. See Note [Convolution layout] in core/kernels.h.
+
+#include <concepts>
+#include <cstdlib>
+#include <cstring>
 
 #include "core/error.h"
+#include "core/native/conv_dnnl.h"
+#include "core/native/conv_im2col.h"
+#include "core/native/dtype_dispatch.h"
 #include "core/native/native_kernels.h"
 
 namespace rensa::native {
+namespace {
 
-void NativeKernels::convolution(const ConvolutionArgs&) {
-    RENSA_THROW(NotImplementedError, "convolution: native kernel not written yet");
+// Operands as contiguous arrays of the compute dtype (float32 for halves).
+Array operand(const Array& a, Dtype compute) {
+    return a.defined() ? a.astype(compute, false).as_contiguous() : Array();
 }
-void NativeKernels::convolution_backward_data(const ConvolutionBackwardDataArgs&) {
-    RENSA_THROW(NotImplementedError, "convolution_backward_data: native kernel not written yet");
+
+template <class T>
+const T* ptr(const Array& a) {
+    return a.defined() ? static_cast<const T*>(a.raw_data()) : nullptr;
 }
-void NativeKernels::convolution_backward_filter(const ConvolutionBackwardFilterArgs&) {
-    RENSA_THROW(NotImplementedError, "convolution_backward_filter: native kernel not written yet");
+
+template <class T>
+T* out_ptr(const Array& a) {
+    return static_cast<T*>(a.raw_data());
+}
+
+// Multiply-adds below which im2col runs float32 too: oneDNN's per-call stream, reorders
+// and first-call JIT cost more than such a convolution.
+constexpr int64_t kDnnlMinMacs = int64_t{1} << 18;
+
+// Whether float32 goes to oneDNN; RENSA_CONV_ALGO=im2col forces im2col (for benchmarks).
+bool use_dnnl(const ConvGeometry& g) {
+    static const bool enabled = [] {
+        const char* algo = std::getenv("RENSA_CONV_ALGO");
+        return algo == nullptr || std::strcmp(algo, "im2col") != 0;
+    }();
+    return enabled && g.n * g.c_out * g.out_size() * g.c_in_group() * g.k_size() >= kDnnlMinMacs;
+}
+
+// Note [oneDNN layout choice]: oneDNN's blocked layouts pad channels to blocks of 16, so
+// a direction whose output has few channels per group wastes most of its work there.
+// Measured (ms, 1 thread, im2col / oneDNN blocked / oneDNN plain): the data gradient of
+// conv_1_32_k5_28 21 / 36 / 2.1, while conv_32_64_k5_12 runs 89-96 / 9.5-11 / 21 and
+// conv_64_64_k3_32 741-1204 / 193-240 / 319-351 in every direction. im2col + OpenBLAS
+// never won for float32 at these sizes; it stays the path for float64 and tiny problems.
+DnnlLayout dnnl_layout(int64_t output_channels) { return output_channels < 16 ? DnnlLayout::kPlain : DnnlLayout::kAny; }
+
+// Runs fn.template operator()<T>(inputs..., out) with T the compute type (float or
+// double) on contiguous operands, writing halves back through a float32 temporary.
+template <class Fn>
+void run(const Array& out, Fn&& fn) {
+    visit_dtype(out.dtype(), [&]<typename T>() {
+        if constexpr (std::same_as<T, float> || std::same_as<T, double>) {
+            if (out.is_contiguous()) return fn.template operator()<T>(out, dtype_of<T>());
+            const Array tmp = Array::empty(out.shape(), out.dtype(), out.device());
+            fn.template operator()<T>(tmp, dtype_of<T>());
+            out.assign(tmp);
+        } else if constexpr (kIsHalfLike<T>) {
+            const Array tmp = Array::empty(out.shape(), Dtype::kFloat32, out.device());
+            fn.template operator()<float>(tmp, Dtype::kFloat32);
+            out.assign(tmp);
+        } else {
+            RENSA_THROW(DtypeError, "convolution: float dtypes only, got ", dtype_name(out.dtype()));
+        }
+    });
+}
+
+}  // namespace
+
+void NativeKernels::convolution(const ConvolutionArgs& args) {
+    const ConvGeometry g = ConvGeometry::make(args.x.shape(), args.w.shape(), args.y.shape(), args.stride, args.pad,
+                                              args.dilate, args.groups);
+    run(args.y, [&]<typename T>(const Array& y, Dtype compute) {
+        const Array x = operand(args.x, compute), w = operand(args.w, compute), b = operand(args.b, compute);
+        if constexpr (std::same_as<T, float>) {
+            if (use_dnnl(g) &&
+                dnnl_convolution(g, ptr<T>(x), ptr<T>(w), ptr<T>(b), out_ptr<T>(y), dnnl_layout(g.c_out_group())))
+                return;
+        }
+        im2col_convolution<T>(g, ptr<T>(x), ptr<T>(w), ptr<T>(b), out_ptr<T>(y));
+    });
+}
+
+void NativeKernels::convolution_backward_data(const ConvolutionBackwardDataArgs& args) {
+    const ConvGeometry g = ConvGeometry::make(args.gx.shape(), args.w.shape(), args.gy.shape(), args.stride, args.pad,
+                                              args.dilate, args.groups);
+    run(args.gx, [&]<typename T>(const Array& gx, Dtype compute) {
+        const Array gy = operand(args.gy, compute), w = operand(args.w, compute);
+        if constexpr (std::same_as<T, float>) {
+            if (use_dnnl(g) &&
+                dnnl_convolution_backward_data(g, ptr<T>(gy), ptr<T>(w), out_ptr<T>(gx), dnnl_layout(g.c_in_group())))
+                return;
+        }
+        im2col_convolution_backward_data<T>(g, ptr<T>(gy), ptr<T>(w), out_ptr<T>(gx));
+    });
+}
+
+void NativeKernels::convolution_backward_filter(const ConvolutionBackwardFilterArgs& args) {
+    const ConvGeometry g = ConvGeometry::make(args.x.shape(), args.gw.shape(), args.gy.shape(), args.stride, args.pad,
+                                              args.dilate, args.groups);
+    run(args.gw, [&]<typename T>(const Array& gw, Dtype compute) {
+        const Array x = operand(args.x, compute), gy = operand(args.gy, compute);
+        if constexpr (std::same_as<T, float>) {
+            if (use_dnnl(g) && dnnl_convolution_backward_filter(g, ptr<T>(x), ptr<T>(gy), out_ptr<T>(gw),
+                                                                dnnl_layout(g.c_out_group())))
+                return;
+        }
+        im2col_convolution_backward_filter<T>(g, ptr<T>(x), ptr<T>(gy), out_ptr<T>(gw));
+    });
 }
 
 }  // namespace rensa::native

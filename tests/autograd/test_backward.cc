@@ -93,7 +93,7 @@ TEST_CASE("backward: branches that do not require grad get no grad and build no 
     CHECK_FALSE(k.grad().defined());
 }
 
-TEST_CASE("backward: NoBackpropMode builds no graph; ForceBackpropMode does inside it", "[autograd]") {
+TEST_CASE("backward: NoBackpropMode builds no graph, ForceBackpropMode does inside it", "[autograd]") {
     const int64_t functions_before = FunctionNode::live_count();
     const Variable x = scalar(2.0);
     NoBackpropMode no_graph;
@@ -282,7 +282,7 @@ TEST_CASE("backward: retained outputs survive their dropped Variable", "[autogra
     CHECK(x.grad().item<double>() == Approx(1 - t * t));
 }
 
-TEST_CASE("backward: unchain makes a leaf; the graph behind is freed", "[autograd]") {
+TEST_CASE("backward: unchain makes a leaf, the graph behind is freed", "[autograd]") {
     const int64_t functions_before = FunctionNode::live_count();
     const Variable x = scalar(2.0);
     const Variable h = x * x;

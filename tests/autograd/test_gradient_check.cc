@@ -105,7 +105,7 @@ TEST_CASE("gradient_check: check_double_backward accepts x^3 and rejects a detac
                     GradientCheckError);
 }
 
-TEST_CASE("gradient_check: scalar outputs need no grad outputs; mismatches are errors", "[autograd]") {
+TEST_CASE("gradient_check: scalar outputs need no grad outputs, mismatches are errors", "[autograd]") {
     seed(2);
     const VariableFunction f = [](const std::vector<Variable>& xs) {
         return std::vector<Variable>{sum(test::sin(xs[0]) * xs[0])};

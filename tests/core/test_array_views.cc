@@ -188,7 +188,7 @@ TEST_CASE("views: index errors", "[views]") {
     CHECK(make_array({1}, {}, Dtype::kFloat32).index({NewAxis{}}).shape() == Shape{1});
 }
 
-TEST_CASE("views: writes through views reach the base; copy does not alias", "[views]") {
+TEST_CASE("views: writes through views reach the base, copy does not alias", "[views]") {
     for (Layout layout : kAllLayouts) {
         INFO(testing::layout_name(layout));
         std::vector<double> expected = testing::iota(12);

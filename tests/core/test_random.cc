@@ -176,7 +176,7 @@ TEST_CASE("random: normal has the requested mean and stddev", "[random]") {
     CHECK(zero_std == std::vector<double>(10, 1.5));
 }
 
-TEST_CASE("random: uniform stays in [low, high) with the right moments", "[random]") {
+TEST_CASE("random: uniform stays in the half-open range with the right moments", "[random]") {
     constexpr int64_t n = 1000000;
     seed(4);
     const auto v = ops::uniform({n}, -2.0, 3.0, Dtype::kFloat64).to_vector<double>();

@@ -128,7 +128,7 @@ TEST_CASE("take: without an axis over the flattened array", "[indexing]") {
     check_allclose(ops::take(scalar, make_array({0, -1, 0}, {3}, Dtype::kInt64)), {4.5, 4.5, 4.5}, {3}, {0, 0});
 }
 
-TEST_CASE("take: 0-d indices drop the axis; empty indices and size-0 arrays", "[indexing]") {
+TEST_CASE("take: 0-d indices drop the axis, empty indices and size-0 arrays", "[indexing]") {
     const std::vector<double> values = sample(Dtype::kFloat64, 12);
     const Array x = make_array(values, {3, 4}, Dtype::kFloat64, Layout::kTransposed);
     check_allclose(ops::take(x, make_array({-2}, {}, Dtype::kInt64), 1), take_reference(values, {3, 4}, 1, {-2}), {3},

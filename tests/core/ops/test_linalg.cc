@@ -185,7 +185,7 @@ TEST_CASE("matmul: 1-D operands are promoted and the axis removed", "[linalg]") 
               .ndim() == 0);
 }
 
-TEST_CASE("matmul: size-0 dimensions; k = 0 gives zeros", "[linalg]") {
+TEST_CASE("matmul: size-0 dimensions, k = 0 gives zeros", "[linalg]") {
     for (Dtype dtype : kAllDtypes) {
         INFO(dtype);
         check_matmul(ops::zeros({0, 5}, dtype), make({5, 3}, dtype, Layout::kContiguous, 1), dtype);
@@ -392,7 +392,7 @@ TEST_CASE("gemm kernel: alpha, beta, transposes and output layouts", "[linalg]")
     }
 }
 
-TEST_CASE("gemm kernel: beta = 0 ignores the old output; column-major output is written in place", "[linalg]") {
+TEST_CASE("gemm kernel: beta = 0 ignores the old output, column-major output is written in place", "[linalg]") {
     for (Dtype dtype : {Dtype::kFloat16, Dtype::kBFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
         INFO(dtype);
         const Array out = ops::empty({1, 4, 3}, dtype);

@@ -119,7 +119,7 @@ TEST_CASE("stack: every dtype, layout and axis", "[manipulation]") {
     }
 }
 
-TEST_CASE("stack: 0-d and size-0 arrays; errors", "[manipulation]") {
+TEST_CASE("stack: 0-d and size-0 arrays, errors", "[manipulation]") {
     check_allclose(ops::stack({make_array({1.5}, {}, Dtype::kFloat64), make_array({-2}, {}, Dtype::kFloat64)}),
                    {1.5, -2}, {2}, {0, 0});
     CHECK(ops::stack({make_array({}, {0, 2}, Dtype::kInt8), make_array({}, {0, 2}, Dtype::kInt8)}, 1).shape() ==
@@ -227,7 +227,7 @@ TEST_CASE("pad: every dtype and layout, per-axis and broadcast widths", "[manipu
     }
 }
 
-TEST_CASE("pad: 0-d, size-0, value cast; errors", "[manipulation]") {
+TEST_CASE("pad: 0-d, size-0, value cast, errors", "[manipulation]") {
     check_allclose(ops::pad(make_array({3}, {}, Dtype::kInt32), {{2, 2}}), {3}, {}, {0, 0});
     check_allclose(ops::pad(make_array({}, {0, 2}, Dtype::kFloat32), {{1, 0}}, 2.5), {2.5, 2.5, 2.5}, {1, 3}, {0, 0});
     check_allclose(ops::pad(make_array({5}, {1}, Dtype::kInt8), {{1, 1}}, 2.9), {2, 5, 2}, {3}, {0, 0});
@@ -264,7 +264,7 @@ TEST_CASE("tile: every dtype and layout, short and long reps", "[manipulation]")
     }
 }
 
-TEST_CASE("tile: 0-d, 8-d arrays; errors", "[manipulation]") {
+TEST_CASE("tile: 0-d, 8-d arrays, errors", "[manipulation]") {
     check_allclose(ops::tile(make_array({4}, {}, Dtype::kInt64), {3}), {4, 4, 4}, {3}, {0, 0});
     check_allclose(ops::tile(make_array({4}, {}, Dtype::kInt64), {}), {4}, {}, {0, 0});
     const Shape shape8{2, 1, 2, 1, 2, 1, 1, 2};

@@ -1,0 +1,174 @@
+"""Side by side: each case in rensa (bench_compare) and in PyTorch on the CPU.
+
+Rounds alternate between the sides: in every round each case runs once in rensa (a
+bench_compare subprocess), once in PyTorch as shipped and once in PyTorch with
+GOMP_SPINCOUNT=0 (two long-lived torch_cases.py workers, torch.set_num_threads(2)).
+Each run reports the median of its timed steps; a side's figure is the median over
+the rounds, and PyTorch's is its faster setting. Prints one table and exits 1 when a
+case with a target misses it.
+
+    cmake --build build --target bench_compare
+    .venv-bench/bin/python benchmarks/compare/compare.py --build build
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# Cases in the order of the table (the names of cases.h and torch_cases.py).
+CASES = [
+    "linear_784_1000",
+    "linear_1000_1000",
+    "conv_1_32_k5_28",
+    "conv_32_64_k5_12",
+    "conv_64_64_k3_32",
+    "max_pooling_2d",
+    "batch_normalization",
+    "softmax_cross_entropy",
+    "relu",
+]
+
+# Largest allowed rensa / PyTorch time ratio per case; None: measured, no target.
+TARGETS = {
+    "linear_784_1000": 1.0,
+    "linear_1000_1000": 1.0,
+}
+
+TORCH_SETTINGS = {"as shipped": {}, "GOMP_SPINCOUNT=0": {"GOMP_SPINCOUNT": "0"}}
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build", help="CMake build folder holding bench_compare")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--iters", type=int, default=20, help="timed steps per run")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed steps per run")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--cases", nargs="*", default=None, help="a subset of the cases")
+    parser.add_argument("--rensa-env", action="append", default=[], metavar="KEY=VALUE",
+                        help="extra environment for the rensa runs (reported in the output)")
+    parser.add_argument("--json", type=Path, help="also write every measurement here")
+    return parser.parse_args()
+
+
+def base_env(threads):
+    env = dict(os.environ)
+    env.pop("GOMP_SPINCOUNT", None)
+    env["OMP_NUM_THREADS"] = str(threads)
+    return env
+
+
+class RensaSide:
+    def __init__(self, build, threads, extra_env):
+        self.exe = Path(build) / "benchmarks" / "compare" / "bench_compare"
+        if not self.exe.exists():
+            sys.exit(f"compare.py: {self.exe} not found; run cmake --build {build} --target bench_compare")
+        self.threads = threads
+        self.env = base_env(threads)
+        self.env.update(extra_env)
+        out = subprocess.run([self.exe, "--list"], env=self.env, check=True, capture_output=True, text=True)
+        self.cases = set(out.stdout.split())
+
+    def run(self, case, iters, warmup):
+        cmd = [self.exe, case, "--iters", str(iters), "--warmup", str(warmup), "--threads", str(self.threads)]
+        out = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
+        if out.returncode != 0:
+            print(f"compare.py: rensa {case} failed: {out.stderr.strip()}", file=sys.stderr)
+            return None
+        return json.loads(out.stdout.strip().splitlines()[-1])["median"]
+
+
+class TorchWorker:
+    def __init__(self, python, threads, extra_env):
+        env = base_env(threads)
+        env.update(extra_env)
+        cmd = [python, str(HERE / "torch_cases.py"), "--serve", "--threads", str(threads)]
+        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        json.loads(self.proc.stdout.readline())  # {"ready": true, ...}
+
+    def run(self, case, iters, warmup):
+        self.proc.stdin.write(f"{case} {iters} {warmup}\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            sys.exit(f"compare.py: the torch worker died on {case}")
+        return json.loads(line)["median"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def measure(args, rensa, workers, cases):
+    """{case: {"rensa": [per-round medians], setting: [...]}} with the order rotated per round."""
+    results = {case: {"rensa": [], **{name: [] for name in workers}} for case in cases}
+    runners = [("rensa", rensa.run)] + [(name, w.run) for name, w in workers.items()]
+    for r in range(args.rounds):
+        order = runners[r % len(runners):] + runners[:r % len(runners)]
+        for case in cases:
+            for name, run in order:
+                if name == "rensa" and case not in rensa.cases:
+                    continue
+                t = run(case, args.iters, args.warmup)
+                if t is not None:
+                    results[case][name].append(t)
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+    return results
+
+
+def summarize(case, per_side):
+    torch_times = {name: statistics.median(v) for name, v in per_side.items() if name != "rensa" and v}
+    setting = min(torch_times, key=torch_times.get)
+    row = {"case": case, "torch_ms": torch_times[setting] * 1e3, "torch_setting": setting,
+           "torch_all_ms": {k: v * 1e3 for k, v in torch_times.items()}, "target": TARGETS.get(case)}
+    if not per_side["rensa"]:
+        return {**row, "rensa_ms": None, "ratio": None, "result": "missing"}
+    rensa_ms = statistics.median(per_side["rensa"]) * 1e3
+    ratio = rensa_ms / row["torch_ms"]
+    result = "-" if row["target"] is None else ("pass" if ratio <= row["target"] else "miss")
+    return {**row, "rensa_ms": rensa_ms, "ratio": ratio, "result": result}
+
+
+def print_table(rows):
+    header = f"{'case':<24}{'rensa ms':>10}{'torch ms':>10}  {'torch setting':<18}{'ratio':>7}{'target':>8}  result"
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        rensa = "-" if row["rensa_ms"] is None else f"{row['rensa_ms']:.3f}"
+        ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}x"
+        target = "-" if row["target"] is None else f"<={row['target']:.2f}x"
+        print(f"{row['case']:<24}{rensa:>10}{row['torch_ms']:>10.3f}  {row['torch_setting']:<18}{ratio:>7}"
+              f"{target:>8}  {row['result']}")
+
+
+def main():
+    args = parse_args()
+    cases = args.cases or CASES
+    unknown = sorted(set(cases) - set(CASES))
+    if unknown:
+        sys.exit(f"compare.py: unknown cases {unknown}; known: {CASES}")
+    rensa_env = dict(kv.split("=", 1) for kv in args.rensa_env)
+    rensa = RensaSide(args.build, args.threads, rensa_env)
+    workers = {name: TorchWorker(sys.executable, args.threads, env) for name, env in TORCH_SETTINGS.items()}
+    try:
+        results = measure(args, rensa, workers, cases)
+    finally:
+        for w in workers.values():
+            w.close()
+    rows = [summarize(case, results[case]) for case in cases]
+    print(f"threads {args.threads}, {args.rounds} rounds x {args.iters} steps (median of medians); "
+          f"rensa env {rensa_env or 'as shipped'}; load average {os.getloadavg()[0]:.2f}")
+    print_table(rows)
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "raw": results}, indent=1))
+    return 1 if any(row["result"] == "miss" for row in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+// select_item: y[i] = x[i, t[i]], a gather from the flattened x at i * N + t[i].
+
+#include "core/error.h"
+#include "functions/array.h"
+#include "functions/array/detail.h"
+
+namespace rensa::functions {
+namespace {
+
+void check_select_item(const Variable& x, const Variable& t) {
+    RENSA_CHECK(x.defined() && t.defined(), ValueError, "select_item: x and t must be defined");
+    RENSA_CHECK(is_integral(t.dtype()) && is_signed(t.dtype()), DtypeError,
+                "select_item: Expect: t.dtype.kind == 'i', Actual: ", dtype_name(t.dtype()));
+    RENSA_CHECK(x.ndim() == 2, DimensionError, "select_item: Expect: x.ndim == 2, Actual: ", x.ndim(), " (x.shape ",
+                x.shape(), ")");
+    RENSA_CHECK(t.ndim() == 1, DimensionError, "select_item: Expect: t.ndim == 1, Actual: ", t.ndim(), " (t.shape ",
+                t.shape(), ")");
+    RENSA_CHECK(x.shape()[0] == t.shape()[0], DimensionError,
+                "select_item: Expect: x.shape[0] == t.shape[0], Actual: ", x.shape()[0], " != ", t.shape()[0]);
+}
+
+}  // namespace
+
+Variable select_item(const Variable& x, const Variable& t) {
+    check_select_item(x, t);
+    const int64_t batch = x.shape()[0], n = x.shape()[1];
+    std::vector<int64_t> flat = t.array().to_vector<int64_t>();
+    for (int64_t i = 0; i < batch; ++i) {
+        int64_t& v = flat[static_cast<size_t>(i)];
+        RENSA_CHECK(v >= -n && v < n, IndexError, "select_item: t[", i, "] = ", v,
+                    " is out of range for x.shape[1] = ", n, " (valid labels are in [-", n, ", ", n, "))");
+        v = i * n + (v < 0 ? v + n : v);
+    }
+    const Array indices = Array::from_vector(flat, {batch}, x.device());
+    return array_detail::take_along(reshape(x, {batch * n}), indices, 0);
+}
+
+}  // namespace rensa::functions

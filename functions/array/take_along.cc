@@ -1,0 +1,119 @@
+// Gather / scatter-add along an axis and basic indexing / its backward: pairs of nodes
+// where each is the other's backward, so every order of derivative is available.
+
+#include <memory>
+#include <utility>
+
+#include "autograd/function_node.h"
+#include "core/error.h"
+#include "core/ops/creation.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/indexing.h"
+#include "functions/array/detail.h"
+
+namespace rensa::functions::array_detail {
+namespace {
+
+class TakeAlong : public FunctionNode {
+public:
+    TakeAlong(Array indices, int axis) : indices_{std::move(indices)}, axis_{axis} {}
+    std::vector<Array> forward(const std::vector<Array>& xs) override { return {ops::take(xs[0], indices_, axis_)}; }
+    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
+        return {scatter_along(gys[0], indices_, axis_, input_shape(0))};
+    }
+    std::string label() const override { return "TakeAlong"; }
+
+private:
+    Array indices_;
+    int axis_;
+};
+
+class ScatterAlong : public FunctionNode {
+public:
+    ScatterAlong(Array indices, int axis, Shape shape)
+        : indices_{std::move(indices)}, axis_{axis}, shape_{std::move(shape)} {}
+    std::vector<Array> forward(const std::vector<Array>& gys) override {
+        const Array out = ops::zeros(shape_, gys[0].dtype(), gys[0].device());
+        ops::scatter_add(out, indices_, gys[0], axis_);
+        return {out};
+    }
+    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& ggs) override {
+        return {take_along(ggs[0], indices_, axis_)};
+    }
+    std::string label() const override { return "ScatterAlong"; }
+
+private:
+    Array indices_;
+    int axis_;
+    Shape shape_;
+};
+
+class BasicIndexGrad;
+
+class BasicIndex : public FunctionNode {
+public:
+    explicit BasicIndex(std::vector<Index> index) : index_{std::move(index)} {}
+    std::vector<Array> forward(const std::vector<Array>& xs) override { return {xs[0].index(index_)}; }
+    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override;
+    std::string label() const override { return "GetItem"; }
+
+private:
+    std::vector<Index> index_;
+};
+
+// zeros(shape) with gy written into the view zeros.index(index): basic views never repeat
+// an element, so a plain copy is the adjoint of the view.
+class BasicIndexGrad : public FunctionNode {
+public:
+    BasicIndexGrad(std::vector<Index> index, Shape shape) : index_{std::move(index)}, shape_{std::move(shape)} {}
+    std::vector<Array> forward(const std::vector<Array>& gys) override {
+        const Array out = ops::zeros(shape_, gys[0].dtype(), gys[0].device());
+        out.index(index_).assign(gys[0]);
+        return {out};
+    }
+    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& ggs) override {
+        return {basic_index(ggs[0], index_)};
+    }
+    std::string label() const override { return "GetItemGrad"; }
+
+private:
+    std::vector<Index> index_;
+    Shape shape_;
+};
+
+std::vector<Variable> BasicIndex::backward(const Indexes&, const std::vector<Variable>& gys) {
+    return {std::make_shared<BasicIndexGrad>(index_, input_shape(0))->apply({gys[0]})[0]};
+}
+
+}  // namespace
+
+Variable take_along(const Variable& x, const Array& indices, int axis) {
+    return std::make_shared<TakeAlong>(indices, axis)->apply({x})[0];
+}
+
+Variable scatter_along(const Variable& gy, const Array& indices, int axis, const Shape& shape) {
+    return std::make_shared<ScatterAlong>(indices, axis, shape)->apply({gy})[0];
+}
+
+Variable basic_index(const Variable& x, const std::vector<Index>& index) {
+    return std::make_shared<BasicIndex>(index)->apply({x})[0];
+}
+
+Variable zeros(const Shape& shape, Dtype dtype, Device device) {
+    return Variable(ops::zeros(shape, dtype, device), /*requires_grad=*/false);
+}
+
+Variable or_zeros(const Variable& gy, const Shape& shape, Dtype dtype, Device device) {
+    return gy.defined() ? gy : zeros(shape, dtype, device);
+}
+
+void check_nonempty_same_dtype(std::string_view op, const std::vector<Variable>& xs) {
+    RENSA_CHECK(!xs.empty(), ValueError, op, ": xs must not be empty");
+    for (size_t i = 0; i < xs.size(); ++i) {
+        RENSA_CHECK(xs[i].defined(), ValueError, op, ": xs[", i, "] is undefined");
+        RENSA_CHECK(xs[i].dtype() == xs[0].dtype(), DtypeError, op, ": Expect: xs[", i,
+                    "].dtype == xs[0].dtype, Actual: ", dtype_name(xs[i].dtype()), " != ", dtype_name(xs[0].dtype()));
+    }
+}
+
+}  // namespace rensa::functions::array_detail

@@ -1,0 +1,34 @@
+// PoolingSize (Chainer's "int or tuple") and the argument checks every pooling function shares.
+
+#include "core/error.h"
+#include "functions/pooling.h"
+#include "functions/pooling/pooling_internal.h"
+
+namespace rensa::functions {
+
+Shape PoolingSize::expand(int ndim, std::string_view op, std::string_view name) const {
+    if (scalar_) return Shape(ndim, values_[0]);
+    RENSA_CHECK(values_.size() == ndim, ValueError, op, ": ", name, " ", values_, " must have ", ndim,
+                " entries (one per spatial dim)");
+    return values_;
+}
+
+namespace detail {
+
+ops::PoolParams pool_params(const Variable& x, int spatial, const PoolingSize& ksize, const PoolingSize& stride,
+                            const PoolingSize& pad, bool cover_all, std::string_view op) {
+    RENSA_CHECK(is_float(x.dtype()), DtypeError, op, ": Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
+    RENSA_CHECK(x.ndim() == spatial + 2, DimensionError, op, ": Expect: x.ndim == ", spatial + 2,
+                ", Actual: ", x.ndim(), " != ", spatial + 2);
+    RENSA_CHECK(ksize.is_set(), ValueError, op, ": ksize must be given");
+    ops::PoolParams p{.ksize = ksize.expand(spatial, op, "ksize"),
+                      .stride = {},
+                      .pad = pad.expand(spatial, op, "pad"),
+                      .cover_all = cover_all};
+    p.stride = stride.is_set() ? stride.expand(spatial, op, "stride") : p.ksize;
+    (void)ops::pooling_output_shape(x.shape(), p, op);  // validates sizes before any kernel runs
+    return p;
+}
+
+}  // namespace detail
+}  // namespace rensa::functions
