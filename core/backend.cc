@@ -27,6 +27,7 @@ bool is_predicate(BinaryOp op) {
         case BinaryOp::kMaximum:
         case BinaryOp::kMinimum:
         case BinaryOp::kArctan2:
+        case BinaryOp::kKeepWherePositive:
             return false;
     }
     return false;

@@ -56,6 +56,7 @@ enum class BinaryOp : uint8_t {
     kMaximum,
     kMinimum,
     kArctan2,
+    kKeepWherePositive,  // a where b > 0, else 0 (ReLU's gradient in one pass)
     kEqual,
     kNotEqual,
     kLess,

@@ -36,6 +36,8 @@ void arithmetic(BinaryOp op, const LoopPlan<3>& plan) {
             return map_binary<T, T>(plan, [](C x, C y) { return b::maximum(x, y); });
         case BinaryOp::kMinimum:
             return map_binary<T, T>(plan, [](C x, C y) { return b::minimum(x, y); });
+        case BinaryOp::kKeepWherePositive:
+            return map_binary<T, T>(plan, [](C x, C y) { return y > C{0} ? x : C{0}; });
         case BinaryOp::kArctan2:
             if constexpr (kIsFloating<T>) return map_binary<T, T>(plan, [](C x, C y) { return std::atan2(x, y); });
             RENSA_THROW(DtypeError, "arctan2 kernel: needs a float dtype");

@@ -58,6 +58,7 @@ Dtype compute_dtype(BinaryOp op, std::string_view name, Dtype common) {
         case BinaryOp::kMultiply:
         case BinaryOp::kMaximum:
         case BinaryOp::kMinimum:
+        case BinaryOp::kKeepWherePositive:
         case BinaryOp::kEqual:
         case BinaryOp::kNotEqual:
         case BinaryOp::kLess:
@@ -147,6 +148,7 @@ RENSA_DEFINE_BINARY(power, kPower)
 RENSA_DEFINE_BINARY(maximum, kMaximum)
 RENSA_DEFINE_BINARY(minimum, kMinimum)
 RENSA_DEFINE_BINARY(arctan2, kArctan2)
+RENSA_DEFINE_BINARY(keep_where_positive, kKeepWherePositive)
 RENSA_DEFINE_BINARY(equal, kEqual)
 RENSA_DEFINE_BINARY(not_equal, kNotEqual)
 RENSA_DEFINE_BINARY(less, kLess)

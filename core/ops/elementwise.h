@@ -54,7 +54,8 @@ RENSA_DECLARE_BINARY(power)
 RENSA_DECLARE_BINARY(maximum)  // NaN propagates
 RENSA_DECLARE_BINARY(minimum)
 RENSA_DECLARE_BINARY(arctan2)
-RENSA_DECLARE_BINARY(equal)  // comparisons and logical ops give bool
+RENSA_DECLARE_BINARY(keep_where_positive)  // a where b > 0, else 0: one pass for ReLU-like gradients
+RENSA_DECLARE_BINARY(equal)                // comparisons and logical ops give bool
 RENSA_DECLARE_BINARY(not_equal)
 RENSA_DECLARE_BINARY(less)
 RENSA_DECLARE_BINARY(less_equal)

@@ -166,6 +166,8 @@ std::vector<BinaryCase> arithmetic_cases() {
          [](double x, double y) { return std::max(x, y); }},
         {"minimum", [](const Array& a, const Array& b) { return ops::minimum(a, b); },
          [](double x, double y) { return std::min(x, y); }},
+        {"keep_where_positive", [](const Array& a, const Array& b) { return ops::keep_where_positive(a, b); },
+         [](double x, double y) { return y > 0 ? x : 0.0; }},
         {"power", [](const Array& a, const Array& b) { return ops::power(a, b); },
          [](double x, double y) { return std::pow(x, y); }},
     };
