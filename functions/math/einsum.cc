@@ -13,6 +13,7 @@
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/creation.h"
+#include "functions/array.h"
 #include "functions/math.h"
 #include "functions/math/internal.h"
 
@@ -221,7 +222,7 @@ Variable arrange(const Term& t, const Labels& order, const Shape& shape) {
     Axes perm;
     for (int l : order)
         perm.push_back(static_cast<int>(std::find(t.labels.begin(), t.labels.end(), l) - t.labels.begin()));
-    return reshape(math_detail::transpose(t.v, perm), shape);
+    return reshape(functions::transpose(t.v, perm), shape);
 }
 
 // a and b contracted over their shared labels not in `keep`; shared labels in `keep`

@@ -18,9 +18,6 @@ void check_float(std::string_view function, const Variable& x, std::string_view 
 void check_same_float(std::string_view function, const Variable& a, const Variable& b, std::string_view a_name = "a",
                       std::string_view b_name = "b");
 
-// Differentiable transpose by `axes` (a permutation of x's axes; Chainer's F.transpose).
-[[nodiscard]] Variable transpose(const Variable& x, const Axes& axes);
-
 // `shape` with the `axes` (normalised, of a reduction over a `shape.size()`-d input) set to 1:
 // the keepdims shape of the reduction.
 [[nodiscard]] Shape kept_shape(const Shape& shape, const std::optional<Axes>& axes, std::string_view function);

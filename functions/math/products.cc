@@ -8,6 +8,7 @@
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/linalg.h"
+#include "functions/array.h"
 #include "functions/math.h"
 #include "functions/math/internal.h"
 
@@ -125,8 +126,8 @@ Variable tensordot(const Variable& a, const Variable& b, const Axes& a_axes, con
         out.push_back(b.shape()[d]);
         n *= b.shape()[d];
     }
-    const Variable a2 = reshape(math_detail::transpose(a, perm_a), {m, k});
-    const Variable b2 = reshape(math_detail::transpose(b, perm_b), {k, n});
+    const Variable a2 = reshape(functions::transpose(a, perm_a), {m, k});
+    const Variable b2 = reshape(functions::transpose(b, perm_b), {k, n});
     return reshape(matmul(a2, b2), out);
 }
 
