@@ -93,6 +93,28 @@ int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
 
 std::vector<double> to_doubles(const Array& a) { return a.to_vector<double>(); }
 
+std::vector<int64_t> channel_ids(const Shape& shape, const Axes& axes, int64_t* channels) {
+    Shape kept;
+    std::vector<int> kept_axes;
+    for (int i = 0; i < shape.size(); ++i) {
+        bool reduced = false;
+        for (int a : axes) reduced = reduced || a == i;
+        if (!reduced) {
+            kept.push_back(shape[i]);
+            kept_axes.push_back(i);
+        }
+    }
+    if (channels != nullptr) *channels = shape_size(kept);
+    std::vector<int64_t> ids;
+    for (int64_t f = 0; f < shape_size(shape); ++f) {
+        const std::vector<int64_t> idx = unravel(f, shape);
+        std::vector<int64_t> k;
+        for (int a : kept_axes) k.push_back(idx[static_cast<size_t>(a)]);
+        ids.push_back(ravel(k, kept));
+    }
+    return ids;
+}
+
 Tolerance tolerance(Dtype dtype) {
     switch (dtype) {
         case Dtype::kFloat16:

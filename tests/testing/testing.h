@@ -34,6 +34,9 @@ std::vector<double> sample(Dtype dtype, int64_t n, int64_t seed = 0);
 // Row-major multi-index of flat position `flat` in `shape`, and back.
 std::vector<int64_t> unravel(int64_t flat, const Shape& shape);
 int64_t ravel(const std::vector<int64_t>& index, const Shape& shape);
+// For every element of `shape` (row-major), the flat index of its position along the axes
+// not in `axes` (its channel when statistics reduce over `axes`); `channels` gets their count.
+std::vector<int64_t> channel_ids(const Shape& shape, const Axes& axes, int64_t* channels = nullptr);
 
 // out[i] = x[source(i)] for every element of `shape`, where source maps an output
 // multi-index to an input one (row-major in `x_shape`): references for gathers and views.

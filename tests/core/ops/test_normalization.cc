@@ -16,29 +16,6 @@ using testing::Layout;
 
 namespace {
 
-// Flat channel id of every element of `shape` (kept axes = those not in `axes`).
-std::vector<int64_t> channel_ids(const Shape& shape, const Axes& axes, int64_t& channels) {
-    Shape kept;
-    std::vector<int> kept_axes;
-    for (int i = 0; i < shape.size(); ++i) {
-        bool reduced = false;
-        for (int a : axes) reduced = reduced || a == i;
-        if (!reduced) {
-            kept.push_back(shape[i]);
-            kept_axes.push_back(i);
-        }
-    }
-    channels = shape_size(kept);
-    std::vector<int64_t> ids;
-    for (int64_t f = 0; f < shape_size(shape); ++f) {
-        const std::vector<int64_t> idx = testing::unravel(f, shape);
-        std::vector<int64_t> k;
-        for (int a : kept_axes) k.push_back(idx[static_cast<size_t>(a)]);
-        ids.push_back(testing::ravel(k, kept));
-    }
-    return ids;
-}
-
 struct Reference {
     std::vector<double> y, mean, var, gx, ggamma, gbeta;
 };
@@ -46,7 +23,7 @@ struct Reference {
 Reference reference(const std::vector<double>& x, const std::vector<double>& gamma, const std::vector<double>& beta,
                     const std::vector<double>& gy, const Shape& shape, const Axes& axes, double eps) {
     int64_t c = 0;
-    const std::vector<int64_t> ids = channel_ids(shape, axes, c);
+    const std::vector<int64_t> ids = testing::channel_ids(shape, axes, &c);
     const double m = static_cast<double>(x.size()) / static_cast<double>(c);
     Reference r{{}, std::vector<double>(c), std::vector<double>(c), {}, std::vector<double>(c), std::vector<double>(c)};
     for (size_t i = 0; i < x.size(); ++i) r.mean[ids[i]] += x[i] / m;

@@ -15,33 +15,11 @@ using namespace rensa::testing;
 
 namespace {
 
-// Channel id of each element of `shape` when the statistics run over `axes`.
-std::vector<int64_t> channel_of(const Shape& shape, const Axes& axes) {
-    Shape kept;
-    std::vector<int> kept_axes;
-    for (int i = 0; i < shape.size(); ++i) {
-        bool reduced = false;
-        for (int a : axes) reduced = reduced || a == i;
-        if (!reduced) {
-            kept.push_back(shape[i]);
-            kept_axes.push_back(i);
-        }
-    }
-    std::vector<int64_t> ids;
-    for (int64_t f = 0; f < shape_size(shape); ++f) {
-        const std::vector<int64_t> idx = unravel(f, shape);
-        std::vector<int64_t> k;
-        for (int a : kept_axes) k.push_back(idx[static_cast<size_t>(a)]);
-        ids.push_back(ravel(k, kept));
-    }
-    return ids;
-}
-
 // y = (x - mean) / sqrt(var + eps) * gamma + beta; batch statistics when mean/var are empty.
 Array bn_reference(const Array& x, const Array& gamma, const Array& beta, const Axes& axes, double eps,
                    std::vector<double> mean = {}, std::vector<double> var = {}) {
     const std::vector<double> xv = to_doubles(x), gv = to_doubles(gamma), bv = to_doubles(beta);
-    const std::vector<int64_t> ids = channel_of(x.shape(), axes);
+    const std::vector<int64_t> ids = channel_ids(x.shape(), axes);
     const size_t c = gv.size();
     if (mean.empty()) {
         const double m = static_cast<double>(xv.size()) / static_cast<double>(c);
