@@ -115,6 +115,13 @@ Variable::Variable(Array array, bool requires_grad, std::string name) : data_{st
     data_->array = std::move(array);
 }
 
+Variable Variable::without_array(bool requires_grad, std::string name) {
+    Variable v(std::make_shared<VariableData>());
+    v.data_->node = std::make_shared<VariableNode>(Array{}, requires_grad, std::move(name));
+    v.data_->node->variable_ = v.data_;
+    return v;
+}
+
 VariableData& Variable::data() const {
     RENSA_CHECK(data_ != nullptr, ValueError, "Variable: the variable is undefined (None)");
     return *data_;

@@ -43,6 +43,9 @@ public:
     Variable() = default;  // undefined: holds nothing (Chainer's None)
     // A leaf variable over `array` (aliased, not copied).
     explicit Variable(Array array, bool requires_grad = true, std::string name = {});
+    // A defined variable whose array is not set yet (an uninitialised links::Parameter):
+    // array() is an undefined Array until set_array() gives it one.
+    [[nodiscard]] static Variable without_array(bool requires_grad = true, std::string name = {});
 
     bool defined() const { return data_ != nullptr; }
 

@@ -38,6 +38,14 @@ class ValueError : public Error {  // bad argument values
 public:
     using Error::Error;
 };
+class KeyError : public Error {  // a name or key that is missing or not allowed (file members, observers)
+public:
+    using Error::Error;
+};
+class IOError : public Error {  // a file that cannot be opened, read, written, or is malformed
+public:
+    using Error::Error;
+};
 class OutOfMemoryError : public Error {  // an allocation failed; the message names the bytes
 public:
     using Error::Error;

@@ -14,7 +14,8 @@ apt_packages=(
     python3-dev python3-venv
     mpich libmpich-dev
     dataset-fashion-mnist
-    clang-format
+    clang-format clang libclang-rt-14-dev
+    python3-numpy
 )
 
 missing=()

@@ -91,3 +91,13 @@ TEST_CASE("variable: a FunctionNode applies once and checks its inputs", "[autog
     CHECK_THROWS_AS(std::make_shared<test::SinNode>()->apply({Variable()}), ValueError);
     CHECK(node->label() == "SinNode");
 }
+
+TEST_CASE("variable: without_array gives a defined variable that takes its array later") {
+    const Variable v = Variable::without_array(true, "W");
+    CHECK(v.defined());
+    CHECK_FALSE(v.array().defined());
+    CHECK(v.name() == "W");
+    v.set_array(ops::ones({2, 3}));
+    CHECK(v.shape() == Shape{2, 3});
+    CHECK(v.node()->shape() == Shape{2, 3});
+}
