@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan demo bench bench-compare format clean
+.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare format clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -17,12 +17,24 @@ test: build
 	ctest --preset default
 ifeq ($(CI),true)
 	$(MAKE) test-asan
+	$(MAKE) test-fuzz
 endif
 
 test-asan: deps
 	cmake --preset asan
 	cmake --build --preset asan
 	ctest --preset asan
+
+# libFuzzer on the NPZ reader for 60 s (clang; tests/fuzz), seeded from tests/fuzz/corpus.
+# New inputs it finds go to build-fuzz/corpus; a crash leaves crash-* in build-fuzz/.
+test-fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRENSA_FUZZ=ON \
+		-DRENSA_WITH_TESTS=OFF -DRENSA_WITH_BENCHMARKS=OFF -DRENSA_WITH_CUDA=OFF -DRENSA_WITH_MPI=OFF \
+		-DRENSA_WITH_PYTHON=OFF
+	cmake --build build-fuzz --target fuzz_npz
+	mkdir -p build-fuzz/corpus
+	cd build-fuzz && ./tests/fuzz/fuzz_npz -max_total_time=60 -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
+		corpus ../tests/fuzz/corpus
 
 demo: build
 	./build/examples/core_demo
@@ -40,4 +52,4 @@ format:
 	git ls-files '*.h' '*.cc' '*.cu' '*.cuh' | xargs clang-format -i
 
 clean:
-	rm -rf build build-debug build-asan
+	rm -rf build build-debug build-asan build-fuzz

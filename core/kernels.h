@@ -200,6 +200,46 @@ struct BatchNormBackwardArgs {
     Array gx, ggamma, gbeta;
 };
 
+// --- Optimizer updates (see Note [Fused updates] in optimizers/optimizer.h): one pass that
+// changes param and the rule's state in place from grad, the formulas of Chainer's rules.
+// param, grad and the state arrays (s0, s1, s2 in the order below; unused ones undefined)
+// are contiguous, of one float dtype (float16/bfloat16 compute in float32) and one shape,
+// and do not overlap. Scalars are read as the rule says; the rest are ignored.
+//   kSgd                  p -= lr * g
+//   kMomentumSgd          s0=v: v = momentum * v - lr * g; p += v
+//   kNesterovAg           s0=v: v = momentum * v - lr * g; p += momentum^2 * v - (1 + momentum) * lr * g
+//   kCorrectedMomentumSgd s0=v: v = momentum * v - g; p += lr * v
+//   kAdaGrad              s0=h: h += g^2; p -= lr * g / (sqrt(h) + eps)
+//   kAdaDelta             s0=msg, s1=msdx (rho, eps)
+//   kRmsprop              s0=ms (lr, alpha, eps, eps_inside_sqrt)
+//   kRmspropGraves        s0=n, s1=g, s2=delta (lr, alpha, momentum, eps)
+//   kSmorms3              s0=mem, s1=g, s2=g2 (lr, eps)
+//   kAdam                 s0=m, s1=v, s2=vhat when amsgrad; lr is alpha_t; beta1, beta2, eps, eta,
+//                         weight_decay_rate; adabound clips alpha_t / (sqrt(v) + eps) to [lower, upper]
+//   kMsvag                s0=m, s1=v (lr, beta, eta, weight_decay_rate, beta_power, rho)
+enum class OptimizerRule : uint8_t {
+    kSgd,
+    kMomentumSgd,
+    kNesterovAg,
+    kCorrectedMomentumSgd,
+    kAdaGrad,
+    kAdaDelta,
+    kRmsprop,
+    kRmspropGraves,
+    kSmorms3,
+    kAdam,
+    kMsvag,
+};
+struct OptimizerStepArgs {
+    OptimizerRule rule = OptimizerRule::kSgd;
+    Array param{}, grad{};  // {}: designated initializers may leave them out
+    Array s0{}, s1{}, s2{};
+    double lr = 0.0, momentum = 0.0, alpha = 0.0, rho = 0.0, eps = 0.0;
+    double beta = 0.0, beta1 = 0.0, beta2 = 0.0, eta = 1.0, weight_decay_rate = 0.0;
+    double lower = 0.0, upper = 0.0, beta_power = 0.0;
+    bool eps_inside_sqrt = false, amsgrad = false, adabound = false;
+};
+
 class Kernels {
 public:
     virtual ~Kernels() = default;
@@ -239,6 +279,7 @@ public:
     virtual void softmax(const SoftmaxArgs& args) = 0;
     virtual void batch_norm(const BatchNormArgs& args) = 0;
     virtual void batch_norm_backward(const BatchNormBackwardArgs& args) = 0;
+    virtual void optimizer_step(const OptimizerStepArgs& args) = 0;
 };
 
 }  // namespace rensa

@@ -30,6 +30,7 @@ public:
     void softmax(const SoftmaxArgs& args) override;                                            // kernels_softmax.cc
     void batch_norm(const BatchNormArgs& args) override;                                       // kernels_norm.cc
     void batch_norm_backward(const BatchNormBackwardArgs& args) override;                      // kernels_norm.cc
+    void optimizer_step(const OptimizerStepArgs& args) override;                               // kernels_optimizer.cc
 };
 
 }  // namespace rensa::native

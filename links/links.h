@@ -1,0 +1,46 @@
+#pragma once
+// rensa::links (alias L): Chainer's links, one header per link, in family folders.
+//   connection:    Linear Convolution2D Deconvolution2D DepthwiseConvolution2D ConvolutionND
+//                  DeconvolutionND EmbedID Bias Scale Bilinear Highway MLPConvolution2D Inception
+//                  InceptionBN LSTM StatelessLSTM GRU StatefulGRU StatelessGRU NStepLSTM NStepBiLSTM
+//                  NStepGRU NStepBiGRU NStepRNNTanh NStepRNNReLU NStepBiRNNTanh NStepBiRNNReLU
+//   normalization: BatchNormalization LayerNormalization GroupNormalization
+//   activation:    PReLU Maxout
+//   loss:          NegativeSampling
+//   model:         Classifier; vision: VGG16 ResNet50 GoogLeNet Alex NIN
+// Link, Chain, ChainList, Sequential and Parameter: links/link.h, links/chain.h,
+// links/parameter.h; initializers: links/initializers.h.
+
+#include "links/activation/maxout.h"                    // IWYU pragma: export
+#include "links/activation/prelu.h"                     // IWYU pragma: export
+#include "links/chain.h"                                // IWYU pragma: export
+#include "links/connection/bias.h"                      // IWYU pragma: export
+#include "links/connection/bilinear.h"                  // IWYU pragma: export
+#include "links/connection/convolution_2d.h"            // IWYU pragma: export
+#include "links/connection/convolution_nd.h"            // IWYU pragma: export
+#include "links/connection/deconvolution_2d.h"          // IWYU pragma: export
+#include "links/connection/deconvolution_nd.h"          // IWYU pragma: export
+#include "links/connection/depthwise_convolution_2d.h"  // IWYU pragma: export
+#include "links/connection/embed_id.h"                  // IWYU pragma: export
+#include "links/connection/gru.h"                       // IWYU pragma: export
+#include "links/connection/highway.h"                   // IWYU pragma: export
+#include "links/connection/inception.h"                 // IWYU pragma: export
+#include "links/connection/inception_bn.h"              // IWYU pragma: export
+#include "links/connection/linear.h"                    // IWYU pragma: export
+#include "links/connection/lstm.h"                      // IWYU pragma: export
+#include "links/connection/mlp_convolution_2d.h"        // IWYU pragma: export
+#include "links/connection/n_step_rnn.h"                // IWYU pragma: export
+#include "links/connection/scale.h"                     // IWYU pragma: export
+#include "links/initializers.h"                         // IWYU pragma: export
+#include "links/link.h"                                 // IWYU pragma: export
+#include "links/loss/negative_sampling.h"               // IWYU pragma: export
+#include "links/model/classifier.h"                     // IWYU pragma: export
+#include "links/model/vision/alexnet.h"                 // IWYU pragma: export
+#include "links/model/vision/googlenet.h"               // IWYU pragma: export
+#include "links/model/vision/nin.h"                     // IWYU pragma: export
+#include "links/model/vision/resnet50.h"                // IWYU pragma: export
+#include "links/model/vision/vgg16.h"                   // IWYU pragma: export
+#include "links/normalization/batch_normalization.h"    // IWYU pragma: export
+#include "links/normalization/group_normalization.h"    // IWYU pragma: export
+#include "links/normalization/layer_normalization.h"    // IWYU pragma: export
+#include "links/parameter.h"                            // IWYU pragma: export

@@ -1,0 +1,136 @@
+// Adam, its rule and the convenience variants.
+
+#include "optimizers/adam.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/ops/creation.h"
+#include "core/ops/optimizer_step.h"
+
+namespace rensa::optimizers {
+namespace {
+
+void set_options(Hyperparameter& h, const AdamOptions& options) {
+    h.set("alpha", options.alpha);
+    h.set("beta1", options.beta1);
+    h.set("beta2", options.beta2);
+    h.set("eps", options.eps);
+    h.set("eta", options.eta);
+    h.set("weight_decay_rate", options.weight_decay_rate);
+    h.set("amsgrad", options.amsgrad ? 1.0 : 0.0);
+    h.set("adabound", options.adabound ? 1.0 : 0.0);
+    h.set("final_lr", options.final_lr);
+    h.set("gamma", options.gamma);
+}
+
+std::shared_ptr<const Hyperparameter> default_hyperparam() {
+    static const auto defaults = [] {
+        auto h = std::make_shared<Hyperparameter>();
+        set_options(*h, {});
+        return h;
+    }();
+    return defaults;
+}
+
+double learning_rate(const Hyperparameter& h, int64_t t) {
+    RENSA_CHECK(t != 0, Error,
+                "Can't determine the learning rate of Adam optimizer because the update steps have not been started.");
+    const double fix1 = 1.0 - std::pow(h.get("beta1"), static_cast<double>(t));
+    const double fix2 = 1.0 - std::pow(h.get("beta2"), static_cast<double>(t));
+    return h.get("alpha") * std::sqrt(fix2) / fix1;
+}
+
+// Chainer's check that eps does not vanish in the dtype the update computes in (float32
+// for float16 and bfloat16 parameters).
+void check_eps(double eps, Dtype dtype) {
+    const bool vanishes = dtype != Dtype::kFloat64 && eps != 0.0 && static_cast<float>(eps) == 0.0f;
+    RENSA_CHECK(!vanishes, ValueError, "eps of Adam optimizer is too small for float32 (", eps, ")");
+}
+
+}  // namespace
+
+AdamRule::AdamRule(std::shared_ptr<const Hyperparameter> parent)
+    : UpdateRule(parent ? std::move(parent) : default_hyperparam()), initial_alpha_{hyperparam().get("alpha")} {}
+
+double AdamRule::alpha_t() const { return learning_rate(hyperparam(), t); }
+
+std::pair<double, double> AdamRule::bounds() const {
+    RENSA_CHECK(t != 0, Error,
+                "Can't determine the bounds of AdaBound optimizer because the update steps have not been started.");
+    const Hyperparameter& h = hyperparam();
+    // Chainer's workaround so that LR shifts of alpha also move final_lr.
+    const double final_lr = h.get("final_lr") * h.get("alpha") / initial_alpha_;
+    const double gt = h.get("gamma") * static_cast<double>(t);
+    return {final_lr * (1.0 - 1.0 / (gt + 1.0)), final_lr * (1.0 + 1.0 / gt)};
+}
+
+void AdamRule::init_state(const Array& param) {
+    state["m"] = ops::zeros_like(param);
+    state["v"] = ops::zeros_like(param);
+    if (hyperparam().get("amsgrad") != 0.0) state["vhat"] = ops::zeros_like(param);
+}
+
+void AdamRule::update_core(const Array& param, const Array& grad) {
+    const Hyperparameter& h = hyperparam();
+    check_eps(h.get("eps"), param.dtype());
+    const bool amsgrad = h.get("amsgrad") != 0.0;
+    const bool adabound = h.get("adabound") != 0.0;
+    const auto [lower, upper] = adabound ? bounds() : std::pair<double, double>{0.0, 0.0};
+    ops::optimizer_step({.rule = OptimizerRule::kAdam,
+                         .param = param,
+                         .grad = grad,
+                         .s0 = state.at("m"),
+                         .s1 = state.at("v"),
+                         .s2 = amsgrad ? state.at("vhat") : Array(),
+                         .lr = alpha_t(),
+                         .eps = h.get("eps"),
+                         .beta1 = h.get("beta1"),
+                         .beta2 = h.get("beta2"),
+                         .eta = h.get("eta"),
+                         .weight_decay_rate = h.get("weight_decay_rate"),
+                         .lower = lower,
+                         .upper = upper,
+                         .amsgrad = amsgrad,
+                         .adabound = adabound});
+}
+
+Adam::Adam(const AdamOptions& options) { set_options(hyperparam(), options); }
+
+double Adam::alpha_t() const { return learning_rate(hyperparam(), t); }
+
+std::shared_ptr<UpdateRule> Adam::create_update_rule() { return std::make_shared<AdamRule>(hyperparam_ptr()); }
+
+AdamW::AdamW(const AdamWOptions& o)
+    : Adam({.alpha = o.alpha,
+            .beta1 = o.beta1,
+            .beta2 = o.beta2,
+            .eps = o.eps,
+            .eta = o.eta,
+            .weight_decay_rate = o.weight_decay_rate}) {}
+
+AMSGrad::AMSGrad(const AMSGradOptions& o)
+    : Adam({.alpha = o.alpha, .beta1 = o.beta1, .beta2 = o.beta2, .eps = o.eps, .eta = o.eta, .amsgrad = true}) {}
+
+AdaBound::AdaBound(const AdaBoundOptions& o)
+    : Adam({.alpha = o.alpha,
+            .beta1 = o.beta1,
+            .beta2 = o.beta2,
+            .eps = o.eps,
+            .eta = o.eta,
+            .adabound = true,
+            .final_lr = o.final_lr,
+            .gamma = o.gamma}) {}
+
+AMSBound::AMSBound(const AdaBoundOptions& o)
+    : Adam({.alpha = o.alpha,
+            .beta1 = o.beta1,
+            .beta2 = o.beta2,
+            .eps = o.eps,
+            .eta = o.eta,
+            .amsgrad = true,
+            .adabound = true,
+            .final_lr = o.final_lr,
+            .gamma = o.gamma}) {}
+
+}  // namespace rensa::optimizers

@@ -1,0 +1,40 @@
+#pragma once
+// CorrectedMomentumSGD (chainer.optimizers.CorrectedMomentumSGD), momentum SGD with
+// the momentum correction of Goyal et al. (2017): v = momentum * v - grad; param += lr * v.
+
+#include <memory>
+
+#include "optimizers/optimizer.h"
+
+namespace rensa::optimizers {
+
+// Chainer's constructor arguments and defaults.
+struct CorrectedMomentumSGDOptions {
+    double lr = 0.01;
+    double momentum = 0.9;
+};
+
+// Hyperparameters: lr, momentum. State: v.
+class CorrectedMomentumSGDRule : public UpdateRule {
+public:
+    // parent: the optimizer's hyperparameters; nullptr: Chainer's defaults.
+    explicit CorrectedMomentumSGDRule(std::shared_ptr<const Hyperparameter> parent = nullptr);
+
+protected:
+    void init_state(const Array& param) override;
+    void update_core(const Array& param, const Array& grad) override;
+};
+
+class CorrectedMomentumSGD : public GradientMethod {
+public:
+    explicit CorrectedMomentumSGD(const CorrectedMomentumSGDOptions& options = {});
+    double lr() const { return hyperparam().get("lr"); }
+    void set_lr(double value) { hyperparam().set("lr", value); }
+    double momentum() const { return hyperparam().get("momentum"); }
+    void set_momentum(double value) { hyperparam().set("momentum", value); }
+
+protected:
+    std::shared_ptr<UpdateRule> create_update_rule() override;
+};
+
+}  // namespace rensa::optimizers

@@ -1,0 +1,48 @@
+// NesterovAG and its rule.
+
+#include "optimizers/nesterov_ag.h"
+
+#include "core/ops/creation.h"
+#include "core/ops/optimizer_step.h"
+
+namespace rensa::optimizers {
+namespace {
+
+void set_options(Hyperparameter& h, const NesterovAGOptions& options) {
+    h.set("lr", options.lr);
+    h.set("momentum", options.momentum);
+}
+
+std::shared_ptr<const Hyperparameter> default_hyperparam() {
+    static const auto defaults = [] {
+        auto h = std::make_shared<Hyperparameter>();
+        set_options(*h, {});
+        return h;
+    }();
+    return defaults;
+}
+
+}  // namespace
+
+NesterovAGRule::NesterovAGRule(std::shared_ptr<const Hyperparameter> parent)
+    : UpdateRule(parent ? std::move(parent) : default_hyperparam()) {}
+
+void NesterovAGRule::init_state(const Array& param) { state["v"] = ops::zeros_like(param); }
+
+void NesterovAGRule::update_core(const Array& param, const Array& grad) {
+    const Hyperparameter& h = hyperparam();
+    ops::optimizer_step({.rule = OptimizerRule::kNesterovAg,
+                         .param = param,
+                         .grad = grad,
+                         .s0 = state.at("v"),
+                         .lr = h.get("lr"),
+                         .momentum = h.get("momentum")});
+}
+
+NesterovAG::NesterovAG(const NesterovAGOptions& options) { set_options(hyperparam(), options); }
+
+std::shared_ptr<UpdateRule> NesterovAG::create_update_rule() {
+    return std::make_shared<NesterovAGRule>(hyperparam_ptr());
+}
+
+}  // namespace rensa::optimizers

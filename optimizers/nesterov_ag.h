@@ -1,0 +1,40 @@
+#pragma once
+// NesterovAG (chainer.optimizers.NesterovAG), Nesterov's accelerated gradient:
+// v = momentum * v - lr * grad; param += momentum^2 * v - (1 + momentum) * lr * grad.
+
+#include <memory>
+
+#include "optimizers/optimizer.h"
+
+namespace rensa::optimizers {
+
+// Chainer's constructor arguments and defaults.
+struct NesterovAGOptions {
+    double lr = 0.01;
+    double momentum = 0.9;
+};
+
+// Hyperparameters: lr, momentum. State: v.
+class NesterovAGRule : public UpdateRule {
+public:
+    // parent: the optimizer's hyperparameters; nullptr: Chainer's defaults.
+    explicit NesterovAGRule(std::shared_ptr<const Hyperparameter> parent = nullptr);
+
+protected:
+    void init_state(const Array& param) override;
+    void update_core(const Array& param, const Array& grad) override;
+};
+
+class NesterovAG : public GradientMethod {
+public:
+    explicit NesterovAG(const NesterovAGOptions& options = {});
+    double lr() const { return hyperparam().get("lr"); }
+    void set_lr(double value) { hyperparam().set("lr", value); }
+    double momentum() const { return hyperparam().get("momentum"); }
+    void set_momentum(double value) { hyperparam().set("momentum", value); }
+
+protected:
+    std::shared_ptr<UpdateRule> create_update_rule() override;
+};
+
+}  // namespace rensa::optimizers

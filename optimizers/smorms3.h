@@ -1,0 +1,40 @@
+#pragma once
+// SMORMS3 (chainer.optimizers.SMORMS3), Simon Funk's SMORMS3 (state mem starts at 1,
+// g and g2 at 0).
+
+#include <memory>
+
+#include "optimizers/optimizer.h"
+
+namespace rensa::optimizers {
+
+// Chainer's constructor arguments and defaults.
+struct SMORMS3Options {
+    double lr = 0.001;
+    double eps = 1e-16;
+};
+
+// Hyperparameters: lr, eps. State: mem, g, g2.
+class SMORMS3Rule : public UpdateRule {
+public:
+    // parent: the optimizer's hyperparameters; nullptr: Chainer's defaults.
+    explicit SMORMS3Rule(std::shared_ptr<const Hyperparameter> parent = nullptr);
+
+protected:
+    void init_state(const Array& param) override;
+    void update_core(const Array& param, const Array& grad) override;
+};
+
+class SMORMS3 : public GradientMethod {
+public:
+    explicit SMORMS3(const SMORMS3Options& options = {});
+    double lr() const { return hyperparam().get("lr"); }
+    void set_lr(double value) { hyperparam().set("lr", value); }
+    double eps() const { return hyperparam().get("eps"); }
+    void set_eps(double value) { hyperparam().set("eps", value); }
+
+protected:
+    std::shared_ptr<UpdateRule> create_update_rule() override;
+};
+
+}  // namespace rensa::optimizers

@@ -1,0 +1,267 @@
+#include "serializers/npy.h"
+
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#include "core/error.h"
+
+namespace rensa::serializers::npy {
+namespace {
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+constexpr int64_t kAlign = 64;  // numpy's ARRAY_ALIGN
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// A cursor over the header text: the small subset of Python literals numpy writes.
+class Parser {
+public:
+    Parser(std::string_view text, std::string_view what) : text_{text}, what_{what} {}
+
+    void skip_space() {
+        while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+    }
+    bool accept(char c) {
+        skip_space();
+        if (pos_ < text_.size() && text_[pos_] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+    void expect(char c) {
+        if (!accept(c)) fail("expected '", c, "'");
+    }
+    std::string string_literal() {
+        skip_space();
+        if (pos_ >= text_.size() || (text_[pos_] != '\'' && text_[pos_] != '"')) fail("expected a string");
+        const char quote = text_[pos_++];
+        const size_t end = text_.find(quote, pos_);
+        if (end == std::string_view::npos || end - pos_ > 64) fail("unterminated or overlong string");
+        std::string s{text_.substr(pos_, end - pos_)};
+        if (s.find('\\') != std::string::npos) fail("escapes are not allowed in strings");
+        pos_ = end + 1;
+        return s;
+    }
+    bool bool_literal() {
+        skip_space();
+        if (text_.substr(pos_, 4) == "True") {
+            pos_ += 4;
+            return true;
+        }
+        if (text_.substr(pos_, 5) == "False") {
+            pos_ += 5;
+            return false;
+        }
+        fail("expected True or False");
+    }
+    int64_t int_literal() {
+        skip_space();
+        const size_t start = pos_;
+        int64_t v = 0;
+        while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+            const int digit = text_[pos_++] - '0';
+            if (v > (kInt64Max - digit) / 10) fail("a dimension overflows int64");
+            v = v * 10 + digit;
+        }
+        if (pos_ == start) fail("expected a non-negative integer");
+        if (text_[start] == '0' && pos_ - start > 1) fail("leading zeros in a dimension");
+        if (pos_ < text_.size() && text_[pos_] == 'L') ++pos_;  // Python 2's long suffix
+        return v;
+    }
+    // A tuple of ints: (), (3,), (2, 3) or (2, 3,); (3) is an int in Python, not a tuple.
+    std::vector<int64_t> shape_tuple() {
+        expect('(');
+        std::vector<int64_t> shape;
+        while (!accept(')')) {
+            if (shape.size() >= 64) fail("more than 64 dimensions");
+            shape.push_back(int_literal());
+            if (!accept(',')) {
+                if (shape.size() == 1) fail("a one-element shape needs a trailing comma");
+                expect(')');
+                break;
+            }
+        }
+        return shape;
+    }
+    // Only padding may follow the dict.
+    void expect_padding() {
+        for (; pos_ < text_.size(); ++pos_) {
+            if (text_[pos_] != ' ' && text_[pos_] != '\n' && text_[pos_] != '\t' && text_[pos_] != '\0')
+                fail("unexpected text after the header dict");
+        }
+    }
+
+    template <class... Args>
+    [[noreturn]] void fail(const Args&... args) const {
+        RENSA_THROW(IOError, "npy: ", what_, ": malformed header at offset ", pos_, ": ", args...);
+    }
+
+private:
+    std::string_view text_;
+    std::string_view what_;
+    size_t pos_ = 0;
+};
+
+Descr parse_descr(const std::string& text, std::string_view what) {
+    Descr d;
+    d.text = text;
+    const std::string_view code = text.size() >= 2 ? std::string_view{text}.substr(1) : std::string_view{};
+    const bool known_order = !text.empty() && std::string_view{"<>|="}.find(text[0]) != std::string_view::npos;
+    static constexpr std::string_view kCodes[] = {"b1", "i1", "u1", "i4", "i8", "f2", "f4", "f8", "V2", "O"};
+    bool known_code = false;
+    for (std::string_view c : kCodes) known_code = known_code || code == c;
+    RENSA_CHECK(known_order && known_code, DtypeError, "npy: ", what, ": unsupported descr '", text,
+                "'; rensa reads b1, i1, u1, i4, i8, f2, f4, f8, V2 (bfloat16) and the pickled None (|O)");
+    d.byte_order = text[0];
+    d.kind = code[0];
+    d.itemsize = code.size() == 2 ? code[1] - '0' : 0;
+    return d;
+}
+
+// Element count and byte size, refusing anything whose size does not fit int64.
+int64_t checked_count(const Header& h, std::string_view what) {
+    int64_t count = 1;
+    for (int64_t n : h.shape) {
+        RENSA_CHECK(n == 0 || count <= kInt64Max / n, IOError, "npy: ", what, ": the shape's size overflows int64");
+        count *= n;
+    }
+    const int64_t item = h.descr.itemsize > 0 ? h.descr.itemsize : 1;
+    RENSA_CHECK(count <= (kInt64Max - h.header_bytes) / item, IOError, "npy: ", what,
+                ": the data size overflows int64");
+    return count;
+}
+
+uint32_t read_le(std::string_view s, int bytes) {
+    uint32_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[static_cast<size_t>(i)]);
+    return v;
+}
+
+}  // namespace
+
+int64_t header_length(std::string_view prelude, std::string_view what) {
+    RENSA_CHECK(prelude.size() >= 10 && prelude.substr(0, 6) == kMagic, IOError, "npy: ", what,
+                ": not a .npy member (bad magic)");
+    const int major = static_cast<uint8_t>(prelude[6]), minor = static_cast<uint8_t>(prelude[7]);
+    RENSA_CHECK(minor == 0 && major >= 1 && major <= 3, IOError, "npy: ", what, ": unknown format version ", major, ".",
+                minor);
+    const int field = major == 1 ? 2 : 4;
+    RENSA_CHECK(prelude.size() >= static_cast<size_t>(8 + field), IOError, "npy: ", what, ": truncated header");
+    const int64_t text = read_le(prelude.substr(8), field);
+    RENSA_CHECK(text <= kMaxHeaderBytes, IOError, "npy: ", what, ": header of ", text, " bytes is over the limit of ",
+                kMaxHeaderBytes);
+    return 8 + field + text;
+}
+
+Header parse_header(std::string_view bytes, std::string_view what) {
+    Header h;
+    h.header_bytes = header_length(bytes, what);
+    RENSA_CHECK(static_cast<int64_t>(bytes.size()) >= h.header_bytes, IOError, "npy: ", what, ": truncated header");
+    const int64_t text_start = static_cast<uint8_t>(bytes[6]) == 1 ? 10 : 12;
+    Parser p{bytes.substr(text_start, h.header_bytes - text_start), what};
+    bool seen[3] = {false, false, false};
+    p.expect('{');
+    while (!p.accept('}')) {
+        const std::string key = p.string_literal();
+        p.expect(':');
+        const int slot = key == "descr" ? 0 : key == "fortran_order" ? 1 : key == "shape" ? 2 : -1;
+        if (slot < 0) p.fail("unknown key '", key, "'");
+        if (seen[slot]) p.fail("duplicate key '", key, "'");
+        seen[slot] = true;
+        if (slot == 0) h.descr = parse_descr(p.string_literal(), what);
+        if (slot == 1) h.fortran_order = p.bool_literal();
+        if (slot == 2) h.shape = p.shape_tuple();
+        if (!p.accept(',')) {
+            p.expect('}');
+            break;
+        }
+    }
+    p.expect_padding();
+    if (!(seen[0] && seen[1] && seen[2])) p.fail("the keys descr, fortran_order and shape are all required");
+    h.count = checked_count(h, what);
+    return h;
+}
+
+std::string format_header(std::string_view descr, bool fortran_order, const std::vector<int64_t>& shape) {
+    std::string dict = "{'descr': '" + std::string{descr} +
+                       "', 'fortran_order': " + (fortran_order ? "True" : "False") + ", 'shape': (";
+    for (size_t i = 0; i < shape.size(); ++i) dict += (i ? ", " : "") + std::to_string(shape[i]);
+    dict += shape.size() == 1 ? ",), }" : "), }";
+    const bool v1 = dict.size() + 1 + 10 + kAlign <= 65535;
+    const int64_t prelude = v1 ? 10 : 12;
+    const int64_t hlen = static_cast<int64_t>(dict.size()) + 1;
+    const int64_t pad = kAlign - (prelude + hlen) % kAlign;
+    const int64_t text = hlen + pad;
+    std::string out{kMagic};
+    out += static_cast<char>(v1 ? 1 : 2);
+    out += '\0';
+    for (int i = 0; i < (v1 ? 2 : 4); ++i) out += static_cast<char>((text >> (8 * i)) & 0xff);
+    out += dict;
+    out.append(static_cast<size_t>(pad), ' ');
+    out += '\n';
+    return out;
+}
+
+std::vector<char> decode(const Header& h, std::string_view data, std::string_view what) {
+    const int64_t item = h.descr.itemsize;
+    RENSA_CHECK(h.descr.kind != 'O', IOError, "npy: ", what, ": object arrays have no raw data");
+    RENSA_CHECK(static_cast<int64_t>(data.size()) == h.data_bytes(), IOError, "npy: ", what, ": ", data.size(),
+                " data bytes where the header says ", h.data_bytes());
+    std::vector<char> out(data.size());
+    const size_t ndim = h.shape.size();
+    if (h.fortran_order && ndim > 1) {
+        // Walk the C order with an odometer, tracking the Fortran offset of each element.
+        std::vector<int64_t> index(ndim, 0), fstride(ndim, 1);
+        for (size_t k = 1; k < ndim; ++k) fstride[k] = fstride[k - 1] * h.shape[k - 1];
+        int64_t f = 0;
+        for (int64_t c = 0; c < h.count; ++c) {
+            std::memcpy(&out[static_cast<size_t>(c * item)], &data[static_cast<size_t>(f * item)],
+                        static_cast<size_t>(item));
+            for (size_t k = ndim; k-- > 0;) {
+                f += fstride[k];
+                if (++index[k] < h.shape[k]) break;
+                f -= fstride[k] * h.shape[k];
+                index[k] = 0;
+            }
+        }
+    } else if (!data.empty()) {
+        std::memcpy(out.data(), data.data(), data.size());
+    }
+    const bool big = h.descr.byte_order == '>';
+    if (item > 1 && big != (std::endian::native == std::endian::big) && h.descr.byte_order != '|' &&
+        h.descr.byte_order != '=') {
+        for (size_t i = 0; i + static_cast<size_t>(item) <= out.size(); i += static_cast<size_t>(item)) {
+            for (int64_t a = 0, b = item - 1; a < b; ++a, --b) std::swap(out[i + a], out[i + b]);
+        }
+    }
+    if (h.descr.kind == 'b') {
+        for (char& c : out) c = c != 0 ? 1 : 0;
+    }
+    return out;
+}
+
+// numpy 1.x: pickle.dump(np.array(None, dtype=object), f, protocol=3).
+constexpr char kNonePickleBytes[] =
+    "\x80\x03"
+    "cnumpy.core.multiarray\n_reconstruct\nq\x00"
+    "cnumpy\nndarray\nq\x01K\x00\x85q\x02"
+    "C\x01"
+    "bq\x03\x87q\x04Rq\x05(K\x01)cnumpy\ndtype\nq\x06X\x02\x00\x00\x00O8q\x07\x89\x88\x87q\x08Rq\t(K\x03X\x01\x00\x00"
+    "\x00|q\nNNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tq\x0b"
+    "b\x89]q\x0cNatq\rb.";
+const std::string_view kNonePickle{kNonePickleBytes, sizeof(kNonePickleBytes) - 1};
+
+bool is_none_pickle(std::string_view data) {
+    if (data == kNonePickle) return true;
+    // numpy 2 moved numpy.core to numpy._core; the rest of the pickle is the same.
+    constexpr std::string_view kOld = "numpy.core.multiarray", kNew = "numpy._core.multiarray";
+    const size_t at = 3;  // after "\x80\x03c"
+    return data.size() == kNonePickle.size() + 1 && data.substr(0, at) == kNonePickle.substr(0, at) &&
+           data.substr(at, kNew.size()) == kNew &&
+           data.substr(at + kNew.size()) == kNonePickle.substr(at + kOld.size());
+}
+
+std::string none_member() { return format_header("|O", false, {}) + std::string{kNonePickle}; }
+
+}  // namespace rensa::serializers::npy

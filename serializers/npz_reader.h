@@ -1,0 +1,51 @@
+#pragma once
+// Reading `.npz` members (numpy.savez's zip of `<key>.npy` files) as raw, validated
+// bytes. Each member's sizes are checked in this order before anything large is
+// allocated: the zip entry (method, ratio, limit), the npy header, then the header's
+// implied size against the entry's size. Needs no Array (the fuzz target builds it alone).
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "serializers/npy.h"
+#include "serializers/zip.h"
+
+namespace rensa::serializers {
+
+// One member: its header and its elements in C order, native byte order; or the
+// pickled None Chainer writes for an uninitialised value.
+struct NpyMember {
+    npy::Header header;
+    bool is_none = false;
+    std::vector<char> data;
+};
+
+class NpzReader {
+public:
+    // Reads the whole central directory; throws IOError when the source is not a zip or
+    // holds two members with one key.
+    static NpzReader open_file(const std::string& path, int64_t max_member_bytes = std::numeric_limits<int64_t>::max());
+    static NpzReader open_memory(std::string_view bytes, std::string name = "<memory>",
+                                 int64_t max_member_bytes = std::numeric_limits<int64_t>::max());
+
+    const std::string& name() const { return zip_.name(); }
+    // Keys are member names without ".npy" ("predictor/l1/W"); other members are ignored.
+    bool contains(const std::string& key) const { return index_.count(key) != 0; }
+    std::vector<std::string> keys() const;
+    // Reads and validates one member; throws IOError (malformed, truncated, oversized,
+    // pickled other than None) or DtypeError (unsupported descr), naming the file and key.
+    [[nodiscard]] NpyMember read(const std::string& key) const;
+
+private:
+    NpzReader(zipio::ZipReader zip, int64_t max_member_bytes);
+
+    zipio::ZipReader zip_;
+    int64_t max_member_bytes_;
+    std::map<std::string, size_t> index_;  // key -> position in zip_.entries()
+};
+
+}  // namespace rensa::serializers
