@@ -4,6 +4,7 @@
 
 #include "core/ops/creation.h"
 #include "core/ops/optimizer_step.h"
+#include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
 namespace {
@@ -13,19 +14,10 @@ void set_options(Hyperparameter& h, const AdaGradOptions& options) {
     h.set("eps", options.eps);
 }
 
-std::shared_ptr<const Hyperparameter> default_hyperparam() {
-    static const auto defaults = [] {
-        auto h = std::make_shared<Hyperparameter>();
-        set_options(*h, {});
-        return h;
-    }();
-    return defaults;
-}
-
 }  // namespace
 
 AdaGradRule::AdaGradRule(std::shared_ptr<const Hyperparameter> parent)
-    : UpdateRule(parent ? std::move(parent) : default_hyperparam()) {}
+    : UpdateRule(parent ? std::move(parent) : detail::default_hyperparam<AdaGradOptions, set_options>()) {}
 
 void AdaGradRule::init_state(const Array& param) { state["h"] = ops::zeros_like(param); }
 

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/ops/creation.h"
 #include "core/ops/optimizer_step.h"
+#include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
 namespace {
@@ -22,15 +23,6 @@ void set_options(Hyperparameter& h, const AdamOptions& options) {
     h.set("adabound", options.adabound ? 1.0 : 0.0);
     h.set("final_lr", options.final_lr);
     h.set("gamma", options.gamma);
-}
-
-std::shared_ptr<const Hyperparameter> default_hyperparam() {
-    static const auto defaults = [] {
-        auto h = std::make_shared<Hyperparameter>();
-        set_options(*h, {});
-        return h;
-    }();
-    return defaults;
 }
 
 double learning_rate(const Hyperparameter& h, int64_t t) {
@@ -51,7 +43,8 @@ void check_eps(double eps, Dtype dtype) {
 }  // namespace
 
 AdamRule::AdamRule(std::shared_ptr<const Hyperparameter> parent)
-    : UpdateRule(parent ? std::move(parent) : default_hyperparam()), initial_alpha_{hyperparam().get("alpha")} {}
+    : UpdateRule(parent ? std::move(parent) : detail::default_hyperparam<AdamOptions, set_options>()),
+      initial_alpha_{hyperparam().get("alpha")} {}
 
 double AdamRule::alpha_t() const { return learning_rate(hyperparam(), t); }
 

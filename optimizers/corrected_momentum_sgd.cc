@@ -4,6 +4,7 @@
 
 #include "core/ops/creation.h"
 #include "core/ops/optimizer_step.h"
+#include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
 namespace {
@@ -13,19 +14,10 @@ void set_options(Hyperparameter& h, const CorrectedMomentumSGDOptions& options) 
     h.set("momentum", options.momentum);
 }
 
-std::shared_ptr<const Hyperparameter> default_hyperparam() {
-    static const auto defaults = [] {
-        auto h = std::make_shared<Hyperparameter>();
-        set_options(*h, {});
-        return h;
-    }();
-    return defaults;
-}
-
 }  // namespace
 
 CorrectedMomentumSGDRule::CorrectedMomentumSGDRule(std::shared_ptr<const Hyperparameter> parent)
-    : UpdateRule(parent ? std::move(parent) : default_hyperparam()) {}
+    : UpdateRule(parent ? std::move(parent) : detail::default_hyperparam<CorrectedMomentumSGDOptions, set_options>()) {}
 
 void CorrectedMomentumSGDRule::init_state(const Array& param) { state["v"] = ops::zeros_like(param); }
 

@@ -7,6 +7,7 @@
 
 #include "core/ops/creation.h"
 #include "core/ops/optimizer_step.h"
+#include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
 namespace {
@@ -18,19 +19,10 @@ void set_options(Hyperparameter& h, const MSVAGOptions& options) {
     h.set("weight_decay_rate", options.weight_decay_rate);
 }
 
-std::shared_ptr<const Hyperparameter> default_hyperparam() {
-    static const auto defaults = [] {
-        auto h = std::make_shared<Hyperparameter>();
-        set_options(*h, {});
-        return h;
-    }();
-    return defaults;
-}
-
 }  // namespace
 
 MSVAGRule::MSVAGRule(std::shared_ptr<const Hyperparameter> parent)
-    : UpdateRule(parent ? std::move(parent) : default_hyperparam()) {}
+    : UpdateRule(parent ? std::move(parent) : detail::default_hyperparam<MSVAGOptions, set_options>()) {}
 
 void MSVAGRule::init_state(const Array& param) {
     state["m"] = ops::zeros_like(param);

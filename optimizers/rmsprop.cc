@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/ops/creation.h"
 #include "core/ops/optimizer_step.h"
+#include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
 namespace {
@@ -14,15 +15,6 @@ void set_options(Hyperparameter& h, const RMSpropOptions& options) {
     h.set("alpha", options.alpha);
     h.set("eps", options.eps);
     h.set("eps_inside_sqrt", options.eps_inside_sqrt ? 1.0 : 0.0);
-}
-
-std::shared_ptr<const Hyperparameter> default_hyperparam() {
-    static const auto defaults = [] {
-        auto h = std::make_shared<Hyperparameter>();
-        set_options(*h, {});
-        return h;
-    }();
-    return defaults;
 }
 
 // Chainer's check that eps does not vanish in the dtype the update computes in (float32
@@ -35,7 +27,7 @@ void check_eps(double eps, Dtype dtype) {
 }  // namespace
 
 RMSpropRule::RMSpropRule(std::shared_ptr<const Hyperparameter> parent)
-    : UpdateRule(parent ? std::move(parent) : default_hyperparam()) {}
+    : UpdateRule(parent ? std::move(parent) : detail::default_hyperparam<RMSpropOptions, set_options>()) {}
 
 void RMSpropRule::init_state(const Array& param) { state["ms"] = ops::zeros_like(param); }
 

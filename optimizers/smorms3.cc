@@ -4,6 +4,7 @@
 
 #include "core/ops/creation.h"
 #include "core/ops/optimizer_step.h"
+#include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
 namespace {
@@ -13,19 +14,10 @@ void set_options(Hyperparameter& h, const SMORMS3Options& options) {
     h.set("eps", options.eps);
 }
 
-std::shared_ptr<const Hyperparameter> default_hyperparam() {
-    static const auto defaults = [] {
-        auto h = std::make_shared<Hyperparameter>();
-        set_options(*h, {});
-        return h;
-    }();
-    return defaults;
-}
-
 }  // namespace
 
 SMORMS3Rule::SMORMS3Rule(std::shared_ptr<const Hyperparameter> parent)
-    : UpdateRule(parent ? std::move(parent) : default_hyperparam()) {}
+    : UpdateRule(parent ? std::move(parent) : detail::default_hyperparam<SMORMS3Options, set_options>()) {}
 
 void SMORMS3Rule::init_state(const Array& param) {
     state["mem"] = ops::ones_like(param);
