@@ -137,16 +137,17 @@ public:
     // Runs the hooks of one timing (Chainer's call_hooks).
     void call_hooks(HookTiming timing);
 
-    // Dynamic loss scaling (Chainer's loss_scaling): the loss is multiplied by the scale
-    // before backward; a step whose grads hold Inf/NaN is skipped and halves the scale;
-    // `interval` clean steps in a row double it. scale=nullopt: Chainer's initial scale.
+    // Loss scaling (Chainer's loss_scaling): the loss is multiplied by the scale before
+    // backward and the rules divide it out. scale=nullopt is dynamic: see Note [Dynamic loss
+    // scaling] in optimizer.cc (a step whose grads hold Inf/NaN is skipped and halves the
+    // scale); a given scale is static.
     void loss_scaling(int64_t interval = 1000, std::optional<double> scale = std::nullopt);
     std::optional<double> loss_scale() const { return loss_scale_; }
     // True when the grads of the target hold Inf or NaN (what loss scaling checks).
     bool grads_have_overflow() const;
 
-    // "t", "epoch", the hyperparameters that were set, and each parameter's rule state
-    // under the parameter's path ("predictor/l1/W/m").
+    // "t", "epoch" and each parameter's rule state under the parameter's path
+    // ("predictor/l1/W/m"), as Chainer (hyperparameters are not saved).
     virtual void serialize(const serializers::Serializer& serializer);
 
 protected:
