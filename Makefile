@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare format clean
+.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train format clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -36,8 +36,11 @@ test-fuzz: deps
 	cd build-fuzz && ./tests/fuzz/fuzz_npz -max_total_time=60 -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
 		corpus ../tests/fuzz/corpus
 
+# The main job: the mnist example (an MLP, Adam) on Fashion-MNIST for 3 epochs, with the
+# progress bar and the PrintReport table; writes result/ (log, loss.svg, accuracy.svg, a
+# snapshot) and fails unless the final test accuracy reaches 0.85.
 demo: build
-	./build/examples/core_demo
+	./build/examples/mnist --epoch 3 --out result --min-accuracy 0.85
 
 bench: build
 	./build/benchmarks/bench_core --benchmark_counters_tabular=true
@@ -47,6 +50,12 @@ bench-compare: build
 	bash scripts/install-bench-deps.sh
 	cmake --build --preset default --target bench_compare
 	.venv-bench/bin/python benchmarks/compare/compare.py --build build
+
+# Training throughput and peak memory against PyTorch (benchmarks/README.md, "Training against PyTorch").
+bench-train: build
+	bash scripts/install-bench-deps.sh
+	.venv-bench/bin/python benchmarks/train_mlp/run.py --build build
+	.venv-bench/bin/python benchmarks/train_convnet/run.py --build build
 
 format:
 	git ls-files '*.h' '*.cc' '*.cu' '*.cuh' | xargs clang-format -i

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Creates .venv-bench with PyTorch (CPU use only) for benchmarks/compare. Idempotent.
+# Creates .venv-bench with PyTorch (CPU use only) for benchmarks/compare and the training
+# benchmarks (benchmarks/train_mlp, benchmarks/train_convnet). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ ! -x .venv-bench/bin/python ]]; then

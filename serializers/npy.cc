@@ -103,6 +103,17 @@ private:
     size_t pos_ = 0;
 };
 
+// The character count of a unicode code ("U12"), or -1 when `code` is not one.
+int64_t unicode_length(std::string_view code) {
+    if (code.size() < 2 || code.size() > 19 || code[0] != 'U') return -1;
+    int64_t n = 0;
+    for (char c : code.substr(1)) {
+        if (c < '0' || c > '9') return -1;
+        n = n * 10 + (c - '0');  // at most 18 digits: no overflow
+    }
+    return n <= kInt64Max / 4 ? n : -1;
+}
+
 Descr parse_descr(const std::string& text, std::string_view what) {
     Descr d;
     d.text = text;
@@ -111,11 +122,13 @@ Descr parse_descr(const std::string& text, std::string_view what) {
     static constexpr std::string_view kCodes[] = {"b1", "i1", "u1", "i4", "i8", "f2", "f4", "f8", "V2", "O"};
     bool known_code = false;
     for (std::string_view c : kCodes) known_code = known_code || code == c;
-    RENSA_CHECK(known_order && known_code, DtypeError, "npy: ", what, ": unsupported descr '", text,
-                "'; rensa reads b1, i1, u1, i4, i8, f2, f4, f8, V2 (bfloat16) and the pickled None (|O)");
+    const int64_t chars = unicode_length(code);
+    RENSA_CHECK(known_order && (known_code || chars >= 0), DtypeError, "npy: ", what, ": unsupported descr '", text,
+                "'; rensa reads b1, i1, u1, i4, i8, f2, f4, f8, V2 (bfloat16), U<n> (strings) and the pickled None "
+                "(|O)");
     d.byte_order = text[0];
     d.kind = code[0];
-    d.itemsize = code.size() == 2 ? code[1] - '0' : 0;
+    d.itemsize = chars >= 0 ? 4 * chars : code.size() == 2 ? code[1] - '0' : 0;
     return d;
 }
 
@@ -136,6 +149,36 @@ uint32_t read_le(std::string_view s, int bytes) {
     uint32_t v = 0;
     for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[static_cast<size_t>(i)]);
     return v;
+}
+
+// One UTF-8 sequence at `pos` (advanced past it): its code point, or -1 for a
+// malformed, truncated, overlong or surrogate sequence or one above U+10FFFF.
+int64_t next_code_point(std::string_view s, size_t& pos) {
+    const auto byte = [&](size_t i) { return static_cast<uint8_t>(s[i]); };
+    const uint8_t lead = byte(pos);
+    const int len = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || pos + static_cast<size_t>(len) > s.size()) return -1;
+    uint32_t cp = len == 1 ? lead : lead & (0x7F >> len);
+    for (int k = 1; k < len; ++k) {
+        const uint8_t b = byte(pos + static_cast<size_t>(k));
+        if ((b & 0xC0) != 0x80) return -1;
+        cp = (cp << 6) | (b & 0x3F);
+    }
+    static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return -1;
+    pos += static_cast<size_t>(len);
+    return cp;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+        return;
+    }
+    const int len = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    static constexpr uint8_t kLead[] = {0, 0, 0xC0, 0xE0, 0xF0};
+    out += static_cast<char>(kLead[len] | (cp >> (6 * (len - 1))));
+    for (int k = len - 2; k >= 0; --k) out += static_cast<char>(0x80 | ((cp >> (6 * k)) & 0x3F));
 }
 
 }  // namespace
@@ -229,10 +272,11 @@ std::vector<char> decode(const Header& h, std::string_view data, std::string_vie
         std::memcpy(out.data(), data.data(), data.size());
     }
     const bool big = h.descr.byte_order == '>';
-    if (item > 1 && big != (std::endian::native == std::endian::big) && h.descr.byte_order != '|' &&
+    const int64_t unit = h.descr.kind == 'U' ? 4 : item;  // a string swaps each UTF-32 code unit
+    if (unit > 1 && big != (std::endian::native == std::endian::big) && h.descr.byte_order != '|' &&
         h.descr.byte_order != '=') {
-        for (size_t i = 0; i + static_cast<size_t>(item) <= out.size(); i += static_cast<size_t>(item)) {
-            for (int64_t a = 0, b = item - 1; a < b; ++a, --b) std::swap(out[i + a], out[i + b]);
+        for (size_t i = 0; i + static_cast<size_t>(unit) <= out.size(); i += static_cast<size_t>(unit)) {
+            for (int64_t a = 0, b = unit - 1; a < b; ++a, --b) std::swap(out[i + a], out[i + b]);
         }
     }
     if (h.descr.kind == 'b') {
@@ -263,5 +307,37 @@ bool is_none_pickle(std::string_view data) {
 }
 
 std::string none_member() { return format_header("|O", false, {}) + std::string{kNonePickle}; }
+
+std::string string_member(std::string_view utf8, std::string_view what) {
+    std::string units;
+    units.reserve(4 * utf8.size());
+    for (size_t pos = 0; pos < utf8.size();) {
+        const size_t at = pos;
+        const int64_t cp = next_code_point(utf8, pos);
+        RENSA_CHECK(cp >= 0, ValueError, "npy: ", what, ": the string is not valid UTF-8 (byte ", at, " of ",
+                    utf8.size(), ")");
+        for (int k = 0; k < 4; ++k) units += static_cast<char>((cp >> (8 * k)) & 0xff);  // UTF-32LE
+    }
+    // numpy writes np.array('') as '<U1' holding one NUL.
+    if (units.empty()) units.assign(4, '\0');
+    return format_header("<U" + std::to_string(units.size() / 4), false, {}) + units;
+}
+
+std::string decode_string(const Header& header, const std::vector<char>& data, std::string_view what) {
+    RENSA_CHECK(header.descr.kind == 'U' && data.size() % 4 == 0, DtypeError, "npy: ", what, ": descr '",
+                header.descr.text, "' is not a string");
+    std::vector<uint32_t> cps(data.size() / 4);
+    if (!data.empty()) std::memcpy(cps.data(), data.data(), data.size());
+    while (!cps.empty() && cps.back() == 0) cps.pop_back();  // numpy strips the padding NULs
+    std::string out;
+    out.reserve(cps.size());
+    for (size_t i = 0; i < cps.size(); ++i) {
+        const uint32_t cp = cps[i];
+        RENSA_CHECK(cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF), IOError, "npy: ", what, ": invalid code point 0x",
+                    std::hex, cp, std::dec, " at character ", i, " of a ", header.descr.text, " string");
+        append_utf8(out, cp);
+    }
+    return out;
+}
 
 }  // namespace rensa::serializers::npy

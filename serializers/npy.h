@@ -20,7 +20,8 @@ inline constexpr int64_t kMaxHeaderBytes = 1 << 16;
 inline constexpr int64_t kPreludeBytes = 12;
 
 // A parsed descr: byte order ('<', '>', '|' or '='), kind ('b', 'i', 'u', 'f', 'V',
-// or 'O' for pickled objects) and item size in bytes (0 for 'O').
+// 'U' for UTF-32 strings, or 'O' for pickled objects) and item size in bytes (0 for 'O',
+// 4 per character for 'U').
 struct Descr {
     char byte_order = '|';
     char kind = 'f';
@@ -55,8 +56,18 @@ Header parse_header(std::string_view bytes, std::string_view what);
 std::string format_header(std::string_view descr, bool fortran_order, const std::vector<int64_t>& shape);
 
 // `data` (header.data_bytes() bytes) as C-order, native-endian elements; bool bytes
-// become 0 or 1. Throws IOError when the size does not match.
+// become 0 or 1; 'U' data becomes native-endian UTF-32. Throws IOError when the size
+// does not match.
 std::vector<char> decode(const Header& header, std::string_view data, std::string_view what);
+
+// The whole member numpy writes for np.save(f, np.array(utf8_as_str)): a 0-d '<U<n>'
+// array, n code points of UTF-32LE ('<U1' holding a NUL for ""). Throws ValueError
+// when `utf8` is not valid UTF-8 (`what` names the key).
+std::string string_member(std::string_view utf8, std::string_view what);
+// The UTF-8 text of decoded 'U' data (see decode), without numpy's trailing NUL padding
+// (so, like numpy, a string's own trailing NULs do not survive). Throws IOError for a
+// code point that is a surrogate or above U+10FFFF, DtypeError when the kind is not 'U'.
+std::string decode_string(const Header& header, const std::vector<char>& data, std::string_view what);
 
 // The data numpy (1.x, pickle protocol 3) writes for np.array(None, dtype=object).
 extern const std::string_view kNonePickle;

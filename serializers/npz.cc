@@ -61,9 +61,14 @@ int kind_rank(Dtype d) {
 
 bool can_cast_same_kind(Dtype from, Dtype to) { return kind_rank(from) <= kind_rank(to); }
 
-void NpzSaver::save(const std::string& key, const Array& value) {
+void NpzSaver::save(const std::string& key, const Array& value) { put(key, npy_bytes(value)); }
+
+void NpzSaver::save_string(const std::string& key, const std::string& value) {
+    put(key, npy::string_member(value, "save_npz: key '" + key + "'"));
+}
+
+void NpzSaver::put(const std::string& key, std::string bytes) {
     std::string name = key + ".npy";
-    std::string bytes = npy_bytes(value);
     const auto it = std::find_if(members_.begin(), members_.end(), [&](const auto& m) { return m.first == name; });
     if (it != members_.end()) {
         it->second = std::move(bytes);  // a dict keeps the last value, like Chainer's DictionarySerializer
@@ -99,26 +104,47 @@ void NpzLoader::save(const std::string& key, const Array&) {
     RENSA_THROW(ValueError, "load_npz: save('", key, "') called on a loading serializer");
 }
 
-std::optional<Array> NpzLoader::load(const std::string& key, Dtype dtype, const std::optional<Shape>& shape) {
-    const std::string full = options_.path + key;
-    const std::string what = "'" + reader_->name() + "': key '" + full + "'";
+std::optional<NpyMember> NpzLoader::find_member(const std::string& full, const std::string& what) const {
     const auto& ignored = options_.ignore_names;
     if (std::find(ignored.begin(), ignored.end(), full) != ignored.end()) return std::nullopt;
     if (!reader_->contains(full)) {
         RENSA_CHECK(!options_.strict, KeyError, "load_npz: ", what, " is not in the file");
         return std::nullopt;
     }
-    const NpyMember member = reader_->read(full);
-    if (member.is_none) return Array{};  // Chainer's None: "not initialised"
-    const Dtype stored = dtype_of_descr(member.header.descr, what);
+    return reader_->read(full);
+}
+
+std::optional<Array> NpzLoader::load(const std::string& key, Dtype dtype, const std::optional<Shape>& shape) {
+    const std::string full = options_.path + key;
+    const std::string what = "'" + reader_->name() + "': key '" + full + "'";
+    const std::optional<NpyMember> member = find_member(full, what);
+    if (!member) return std::nullopt;
+    if (member->is_none) return Array{};  // Chainer's None: "not initialised"
+    RENSA_CHECK(member->header.descr.kind != 'U', DtypeError, "load_npz: ", what, " holds a string ('",
+                member->header.descr.text, "'), not an array");
+    const Dtype stored = dtype_of_descr(member->header.descr, what);
     RENSA_CHECK(can_cast_same_kind(stored, dtype), DtypeError, "load_npz: ", what, ": cannot cast the stored ", stored,
                 " to the target's ", dtype, " (numpy same_kind casting)");
-    RENSA_CHECK(member.header.shape.size() <= static_cast<size_t>(kMaxNdim), DimensionError, "load_npz: ", what, ": ",
-                member.header.shape.size(), " dimensions, rensa supports at most ", kMaxNdim);
-    const Shape stored_shape(member.header.shape.begin(), member.header.shape.end());
+    const std::vector<int64_t>& dims = member->header.shape;
+    RENSA_CHECK(dims.size() <= static_cast<size_t>(kMaxNdim), DimensionError, "load_npz: ", what, ": ", dims.size(),
+                " dimensions, rensa supports at most ", kMaxNdim);
+    const Shape stored_shape(dims.begin(), dims.end());
     RENSA_CHECK(!shape || *shape == stored_shape, DimensionError, "load_npz: ", what, ": stored shape ", stored_shape,
                 " does not match the target's shape ", *shape);
-    return Array::from_host(member.data.data(), stored_shape, stored, Device::native());
+    return Array::from_host(member->data.data(), stored_shape, stored, Device::native());
+}
+
+std::optional<std::string> NpzLoader::load_string(const std::string& key) {
+    const std::string full = options_.path + key;
+    const std::string what = "'" + reader_->name() + "': key '" + full + "'";
+    const std::optional<NpyMember> member = find_member(full, what);
+    if (!member) return std::nullopt;
+    const npy::Header& h = member->header;
+    RENSA_CHECK(!member->is_none && h.descr.kind == 'U' && h.shape.empty(), DtypeError, "load_npz: ", what,
+                ": expected a string (a 0-d unicode array, descr '<U<n>'), found ",
+                member->is_none ? std::string{"None"}
+                                : "descr '" + h.descr.text + "' of " + std::to_string(h.shape.size()) + " dimensions");
+    return npy::decode_string(h, member->data, what);
 }
 
 void NpzLoader::commit() {

@@ -31,6 +31,7 @@ struct LoadNpzOptions {
 };
 
 class NpzReader;
+struct NpyMember;
 
 // Saving backend: keeps the members (npy bytes) in serialize order until write().
 class NpzSaver final : public SerializerBackend {
@@ -39,10 +40,15 @@ public:
     void save(const std::string& key, const Array& value) override;
     std::optional<Array> load(const std::string& key, Dtype dtype, const std::optional<Shape>& shape) override;
     void defer(std::function<void()> assign) override;
+    // Stores a 0-d '<U<n>' member, as numpy.savez does for a Python str; ValueError for
+    // text that is not valid UTF-8.
+    void save_string(const std::string& key, const std::string& value) override;
     // Writes the archive atomically (see zipio::write_zip); throws IOError.
     void write(const std::string& path, const SaveNpzOptions& options) const;
 
 private:
+    void put(const std::string& key, std::string bytes);
+
     std::vector<std::pair<std::string, std::string>> members_;  // "<key>.npy", npy bytes
 };
 
@@ -56,6 +62,9 @@ public:
     void save(const std::string& key, const Array& value) override;
     std::optional<Array> load(const std::string& key, Dtype dtype, const std::optional<Shape>& shape) override;
     void defer(std::function<void()> assign) override { deferred_.push_back(std::move(assign)); }
+    // The 0-d string member under `key` as UTF-8; DtypeError for any other member (a
+    // numeric array, a 1-d string array, None), IOError for invalid code points.
+    std::optional<std::string> load_string(const std::string& key) override;
     // Runs the queued assignments (after the whole walk passed).
     void commit();
 
@@ -63,6 +72,10 @@ public:
     static std::shared_ptr<NpzLoader> open_memory(std::string_view bytes, LoadNpzOptions options);
 
 private:
+    // The member under `key` (with options.path), or nullopt when it is ignored or absent
+    // and strict=false; KeyError when absent and strict.
+    std::optional<NpyMember> find_member(const std::string& full, const std::string& what) const;
+
     std::unique_ptr<NpzReader> reader_;
     LoadNpzOptions options_;
     std::vector<std::function<void()>> deferred_;

@@ -28,6 +28,14 @@ void load_scalar(SerializerBackend& backend, const std::string& full, T* target,
 
 }  // namespace
 
+void SerializerBackend::save_string(const std::string& key, const std::string&) {
+    RENSA_THROW(NotImplementedError, "serializer: this backend cannot save the string '", key, "'");
+}
+
+std::optional<std::string> SerializerBackend::load_string(const std::string& key) {
+    RENSA_THROW(NotImplementedError, "serializer: this backend cannot load the string '", key, "'");
+}
+
 Serializer::Serializer(std::shared_ptr<SerializerBackend> backend, std::string prefix)
     : backend_{std::move(backend)}, prefix_{std::move(prefix)} {
     RENSA_ASSERT(backend_ != nullptr);
@@ -90,6 +98,19 @@ void Serializer::operator()(std::string_view key, float& value) const {
 void Serializer::operator()(std::string_view key, bool& value) const {
     if (!is_loading()) return backend_->save(this->key(key), Array::from_vector<bool>({value}, Shape{}));
     load_scalar<bool, bool>(*backend_, this->key(key), &value, Dtype::kBool);
+}
+
+void Serializer::operator()(std::string_view key, std::string& value) const {
+    if (!is_loading()) return backend_->save_string(this->key(key), value);
+    std::optional<std::string> stored = backend_->load_string(this->key(key));
+    if (!stored) return;  // absent (non-strict) or ignored: unchanged
+    backend_->defer([target = &value, text = std::move(*stored)] { *target = text; });
+}
+
+std::optional<std::string> Serializer::read_string(std::string_view key) const {
+    RENSA_CHECK(is_loading(), ValueError, "serializer: read_string('", this->key(key),
+                "') needs a loading serializer; save strings with operator()");
+    return backend_->load_string(this->key(key));
 }
 
 }  // namespace rensa::serializers

@@ -44,6 +44,14 @@ public:
 
     // Loading: runs `assign` once the whole walk passed (See Note [All-or-nothing loading]).
     virtual void defer(std::function<void()> assign) = 0;
+
+    // Strings (Chainer stores json.dumps(...) text, e.g. LogReport's log): saved as a 0-d
+    // numpy unicode array ('<U<n>', UTF-32), what numpy.savez writes for a Python str.
+    // The defaults throw NotImplementedError naming the key (backends without strings).
+    virtual void save_string(const std::string& key, const std::string& value);
+    // Loading: the stored string as UTF-8 (a 0-d '<U'/'>U' array; DtypeError for any other
+    // member), or nullopt under the same rules as load().
+    virtual std::optional<std::string> load_string(const std::string& key);
 };
 
 class Serializer {
@@ -76,6 +84,13 @@ public:
     void operator()(std::string_view key, double& value) const;
     void operator()(std::string_view key, float& value) const;
     void operator()(std::string_view key, bool& value) const;
+    // Strings, stored as numpy stores a Python str (see SerializerBackend::save_string);
+    // loading assigns after the walk like the scalars.
+    void operator()(std::string_view key, std::string& value) const;
+    // Loading only (ValueError when saving): the stored string now, without assigning
+    // anything, for objects whose structure depends on it (DictSummary's key list); they
+    // defer their own assignment through backend().defer. nullopt when absent and allowed.
+    [[nodiscard]] std::optional<std::string> read_string(std::string_view key) const;
 
     SerializerBackend& backend() const { return *backend_; }
 

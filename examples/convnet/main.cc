@@ -1,0 +1,207 @@
+// A small convolutional network on Fashion-MNIST (or MNIST) images of shape (1, 28, 28):
+// conv 5x5x32 - BatchNormalization - ReLU - max-pool 2, conv 5x5x64 - BatchNormalization -
+// ReLU - max-pool 2, linear 1024 - ReLU, linear 10, trained with MomentumSGD. The same
+// trainer extensions as the mnist example (Evaluator, LogReport, PrintReport, ProgressBar,
+// snapshot, PlotReport, --resume). Prints the final test accuracy and exits non-zero when
+// training fails (or the accuracy is below --min-accuracy).
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "core/random.h"
+#include "functions/activation.h"
+#include "functions/pooling.h"
+#include "links/connection/convolution_2d.h"
+#include "links/connection/linear.h"
+#include "links/model/classifier.h"
+#include "links/normalization/batch_normalization.h"
+#include "optimizers/momentum_sgd.h"
+#include "serializers/npz.h"
+#include "training/datasets/mnist.h"
+#include "training/extensions/dump_graph.h"
+#include "training/extensions/evaluator.h"
+#include "training/extensions/log_report.h"
+#include "training/extensions/plot_report.h"
+#include "training/extensions/print_report.h"
+#include "training/extensions/progress_bar.h"
+#include "training/extensions/snapshot.h"
+#include "training/iterators/serial_iterator.h"
+#include "training/trainer.h"
+#include "training/updaters/standard_updater.h"
+
+namespace {
+
+namespace F = rensa::functions;
+namespace L = rensa::links;
+namespace training = rensa::training;
+namespace extensions = rensa::training::extensions;
+using rensa::Variable;
+
+// Network definition. The convolutions have no bias: the BatchNormalization after each
+// adds its own shift (beta). Evaluator switches config.train off, so the normalizations
+// use their running statistics at test time.
+class ConvNet : public L::Cloneable<ConvNet, L::Chain> {
+public:
+    std::shared_ptr<L::Convolution2D> conv1, conv2;
+    std::shared_ptr<L::BatchNormalization> bn1, bn2;
+    std::shared_ptr<L::Linear> fc3, fc4;
+
+    ConvNet(int64_t n_units, int64_t n_out) {
+        register_link("conv1", &ConvNet::conv1, std::make_shared<L::Convolution2D>(1, 32, 5, kNoBias));
+        register_link("bn1", &ConvNet::bn1, std::make_shared<L::BatchNormalization>(32));
+        register_link("conv2", &ConvNet::conv2, std::make_shared<L::Convolution2D>(32, 64, 5, kNoBias));
+        register_link("bn2", &ConvNet::bn2, std::make_shared<L::BatchNormalization>(64));
+        register_link("fc3", &ConvNet::fc3, std::make_shared<L::Linear>(std::nullopt, n_units));
+        register_link("fc4", &ConvNet::fc4, std::make_shared<L::Linear>(std::nullopt, n_out));
+    }
+
+    using L::Chain::forward;
+    // x: (batch, 1, 28, 28) -> (batch, 32, 12, 12) -> (batch, 64, 4, 4) -> (batch, n_out).
+    Variable forward(const Variable& x) override {
+        const Variable h1 = F::max_pooling_2d(F::relu((*bn1)((*conv1)(x))), 2);
+        const Variable h2 = F::max_pooling_2d(F::relu((*bn2)((*conv2)(h1))), 2);
+        return (*fc4)(F::relu((*fc3)(h2)));
+    }
+
+private:
+    static inline const L::Convolution2DOptions kNoBias{.nobias = true};
+};
+
+// The command line, with Chainer's option names and defaults.
+struct Args {
+    int64_t batchsize = 100;
+    int64_t epoch = 5;
+    double lr = 0.01;
+    double momentum = 0.9;
+    int64_t frequency = -1;
+    std::string out = "result";
+    std::string resume;
+    bool autoload = false;
+    int64_t unit = 1024;
+    std::string dataset = "fashion-mnist";
+    bool noplot = false;
+    uint64_t seed = 0;
+    double min_accuracy = 0.0;
+};
+
+void add_options(CLI::App& app, Args& args) {
+    app.add_option("-b,--batchsize", args.batchsize, "Number of images in each mini-batch")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("-e,--epoch", args.epoch, "Number of sweeps over the dataset to train")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--lr", args.lr, "Learning rate of MomentumSGD")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--momentum", args.momentum, "Momentum of MomentumSGD")->capture_default_str();
+    app.add_option("-f,--frequency", args.frequency, "Frequency of taking a snapshot (epochs; -1: at the end)")
+        ->capture_default_str();
+    app.add_option("-o,--out", args.out, "Directory to output the result")->capture_default_str();
+    app.add_option("-r,--resume", args.resume, "Resume the training from this snapshot");
+    app.add_flag("--autoload", args.autoload, "Automatically load the latest snapshot in --out");
+    app.add_option("-u,--unit", args.unit, "Number of units of the hidden fully-connected layer")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--dataset", args.dataset, "Dataset to train on")
+        ->check(CLI::IsMember({"fashion-mnist", "mnist"}))
+        ->capture_default_str();
+    app.add_flag("--noplot", args.noplot, "Disable PlotReport extension");
+    app.add_option("--seed", args.seed, "Random seed (weights and shuffling)")->capture_default_str();
+    app.add_option("--min-accuracy", args.min_accuracy, "Exit with status 1 when the final test accuracy is lower")
+        ->capture_default_str();
+}
+
+// Images as float32 (1, 28, 28) in [0, 1] (ndim=3), labels int32.
+std::pair<training::DatasetPtr, training::DatasetPtr> load_dataset(const std::string& name) {
+    const training::datasets::MnistOptions options{.ndim = 3};
+    return name == "mnist" ? training::datasets::get_mnist(options) : training::datasets::get_fashion_mnist(options);
+}
+
+// Chainer's example: Evaluator, snapshot, LogReport, PlotReport, PrintReport, ProgressBar.
+// Chainer also passes call_before_training=true to log the untrained model as epoch 0;
+// we leave that extra pass over the test set out.
+void add_extensions(training::Trainer& trainer, const std::shared_ptr<extensions::Evaluator>& evaluator,
+                    const Args& args) {
+    trainer.extend(evaluator);
+    // The computational graph of the loss as Graphviz DOT (result/cg.dot).
+    trainer.extend(std::make_shared<extensions::DumpGraph>("main/loss"));
+    const int64_t frequency = args.frequency == -1 ? args.epoch : std::max<int64_t>(1, args.frequency);
+    trainer.extend(extensions::snapshot({.n_retains = 1, .autoload = args.autoload}),
+                   {.trigger = {frequency, "epoch"}});
+    trainer.extend(std::make_shared<extensions::LogReport>());
+    if (!args.noplot) {
+        trainer.extend(std::make_shared<extensions::PlotReport>(
+            std::vector<std::string>{"main/loss", "validation/main/loss"},
+            extensions::PlotReportOptions{.x_key = "epoch", .filename = "loss.svg"}));
+        trainer.extend(std::make_shared<extensions::PlotReport>(
+            std::vector<std::string>{"main/accuracy", "validation/main/accuracy"},
+            extensions::PlotReportOptions{.x_key = "epoch", .filename = "accuracy.svg"}));
+    }
+    trainer.extend(std::make_shared<extensions::PrintReport>(std::vector<std::string>{
+        "epoch", "main/loss", "validation/main/loss", "main/accuracy", "validation/main/accuracy", "elapsed_time"}));
+    trainer.extend(std::make_shared<extensions::ProgressBar>());
+}
+
+// The "main/accuracy" of one more pass of the evaluator over the test set.
+double test_accuracy(extensions::Evaluator& evaluator) {
+    const rensa::Observation result = evaluator.evaluate();
+    for (const char* key : {"main/accuracy", "validation/main/accuracy"}) {
+        if (const auto it = result.find(key); it != result.end()) return it->second.item<double>();
+    }
+    return std::nan("");
+}
+
+int run(const Args& args) {
+    rensa::seed(args.seed);
+    std::cout << "# unit: " << args.unit << "\n# minibatch-size: " << args.batchsize << "\n# epoch: " << args.epoch
+              << "\n# lr: " << args.lr << ", momentum: " << args.momentum << "\n# dataset: " << args.dataset << "\n\n";
+
+    // A Classifier computes the softmax cross entropy loss and the accuracy and reports them.
+    auto model = std::make_shared<L::Classifier>(std::make_shared<ConvNet>(args.unit, 10));
+    auto optimizer = std::make_shared<rensa::optimizers::MomentumSGD>(
+        rensa::optimizers::MomentumSGDOptions{.lr = args.lr, .momentum = args.momentum});
+    optimizer->setup(model);
+
+    const auto [train, test] = load_dataset(args.dataset);
+    auto train_iter = std::make_shared<training::iterators::SerialIterator>(train, args.batchsize);
+    auto test_iter = std::make_shared<training::iterators::SerialIterator>(
+        test, args.batchsize, training::iterators::SerialIteratorOptions{.repeat = false, .shuffle = false});
+
+    auto updater = std::make_shared<training::updaters::StandardUpdater>(train_iter, optimizer);
+    training::Trainer trainer{updater, {args.epoch, "epoch"}, args.out};
+    auto evaluator = std::make_shared<extensions::Evaluator>(test_iter, model);
+    add_extensions(trainer, evaluator, args);
+
+    if (!args.resume.empty()) rensa::serializers::load_npz(args.resume, trainer);
+    trainer.run();
+
+    const double accuracy = test_accuracy(*evaluator);
+    std::cout << "test accuracy: " << std::fixed << std::setprecision(4) << accuracy << "\n";
+    if (!std::isfinite(accuracy) || accuracy < args.min_accuracy) {
+        std::cerr << "convnet: test accuracy " << accuracy << " is below --min-accuracy " << args.min_accuracy << "\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Args args;
+    CLI::App app{"rensa example: a small CNN with BatchNormalization on (Fashion-)MNIST"};
+    add_options(app, args);
+    CLI11_PARSE(app, argc, argv);
+    try {
+        return run(args);
+    } catch (const std::exception& error) {
+        std::cerr << "convnet: training failed: " << error.what() << "\n";
+        return 2;
+    }
+}

@@ -1,0 +1,103 @@
+#include <catch2/catch.hpp>
+
+#include "serializers/npz.h"
+#include "tests/training/trainer/trainer_testing.h"
+#include "training/triggers/interval_trigger.h"
+
+namespace {
+
+using namespace rensa;
+using namespace rensa::training;
+using rensa::testing::RecordingExtension;
+using rensa::testing::tiny_setup;
+using rensa::testing::TrainerTempDir;
+
+std::vector<float> weights(const rensa::testing::TinySetup& s) {
+    return s.model->predictor->param("W").array().to_vector<float>();
+}
+
+}  // namespace
+
+TEST_CASE("Trainer resumes from a snapshot at the saved iteration with consistent triggers", "[training][trainer]") {
+    TrainerTempDir dir{"resume"};
+    const std::string snapshot = dir.file("snapshot.npz");
+    // 10 examples, batch 4 (shuffled): epochs end at iterations 3, 5, 8, 10, 13.
+    // Uninterrupted reference run of 12 iterations.
+    auto ref = tiny_setup(10, 4, true, 7);
+    Trainer ref_trainer{ref.updater, {12, "iteration"}, dir.file("ref")};
+    auto ref_epoch = std::make_shared<RecordingExtension>("epoch");
+    auto ref_iter = std::make_shared<RecordingExtension>("iter");
+    ref_trainer.extend(ref_epoch, {.trigger = {1, "epoch"}});
+    ref_trainer.extend(ref_iter, {.trigger = {4, "iteration"}});
+    ref_trainer.run();
+    CHECK(ref_epoch->calls == std::vector<int64_t>{3, 5, 8, 10});
+    CHECK(ref_iter->calls == std::vector<int64_t>{4, 8, 12});
+
+    // The same run interrupted after iteration 6 (mid-epoch) ...
+    auto a = tiny_setup(10, 4, true, 7);
+    Trainer first{a.updater, {6, "iteration"}, dir.file("a")};
+    auto a_epoch = std::make_shared<RecordingExtension>("epoch");
+    auto a_iter = std::make_shared<RecordingExtension>("iter");
+    first.extend(a_epoch, {.trigger = {1, "epoch"}});
+    first.extend(a_iter, {.trigger = {4, "iteration"}});
+    first.run();
+    CHECK(a_epoch->calls == std::vector<int64_t>{3, 5});
+    serializers::save_npz(snapshot, first);
+
+    // ... and resumed in a fresh process-like setup (different initial weights).
+    auto b = tiny_setup(10, 4, true, 99);
+    Trainer second{b.updater, {12, "iteration"}, dir.file("b")};
+    auto b_epoch = std::make_shared<RecordingExtension>("epoch");
+    auto b_iter = std::make_shared<RecordingExtension>("iter");
+    second.extend(b_epoch, {.trigger = {1, "epoch"}});
+    second.extend(b_iter, {.trigger = {4, "iteration"}});
+    serializers::load_npz(snapshot, second);
+    CHECK(b.updater->iteration() == 6);
+    CHECK(b.optimizer->t == 6);
+    CHECK(weights(b) == weights(a));
+    CHECK(second.elapsed_time() == Approx(first.elapsed_time()));
+    second.run();
+    CHECK(b.updater->iteration() == 12);
+    CHECK(b_epoch->calls == std::vector<int64_t>{8, 10});
+    CHECK(b_iter->calls == std::vector<int64_t>{8, 12});
+    CHECK(weights(b) == weights(ref));  // bit for bit
+    CHECK(second.elapsed_time() >= first.elapsed_time());
+}
+
+TEST_CASE("Trainer resumed at an epoch boundary does not fire the epoch trigger twice", "[training][trainer]") {
+    TrainerTempDir dir{"resume_boundary"};
+    const std::string snapshot = dir.file("snapshot.npz");
+    auto a = tiny_setup(8, 4);
+    Trainer first{a.updater, {2, "epoch"}, dir.file("a")};
+    auto a_epoch = std::make_shared<RecordingExtension>("epoch");
+    first.extend(a_epoch, {.trigger = {1, "epoch"}});
+    first.run();
+    CHECK(a_epoch->calls == std::vector<int64_t>{2, 4});
+    serializers::save_npz(snapshot, first);
+
+    auto b = tiny_setup(8, 4);
+    Trainer second{b.updater, {3, "epoch"}, dir.file("b")};
+    auto b_epoch = std::make_shared<RecordingExtension>("epoch");
+    second.extend(b_epoch, {.trigger = {1, "epoch"}});
+    serializers::load_npz(snapshot, second);
+    second.run();
+    CHECK(b.updater->iteration() == 6);
+    CHECK(b_epoch->calls == std::vector<int64_t>{6});
+}
+
+TEST_CASE("Trainer load_npz of a snapshot missing an extension changes nothing", "[training][trainer]") {
+    TrainerTempDir dir{"resume_missing"};
+    const std::string snapshot = dir.file("snapshot.npz");
+    auto a = tiny_setup(8, 4);
+    Trainer first{a.updater, {3, "iteration"}, dir.file("a")};
+    first.run();
+    serializers::save_npz(snapshot, first);
+
+    auto b = tiny_setup(8, 4, false, 5);
+    Trainer second{b.updater, {6, "iteration"}, dir.file("b")};
+    second.extend(std::make_shared<RecordingExtension>("extra"), {.trigger = {1, "epoch"}});
+    const auto before = weights(b);
+    CHECK_THROWS_AS(serializers::load_npz(snapshot, second), KeyError);
+    CHECK(b.updater->iteration() == 0);
+    CHECK(weights(b) == before);
+}

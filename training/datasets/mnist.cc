@@ -1,0 +1,185 @@
+#include "training/datasets/mnist.h"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "core/error.h"
+#include "training/datasets/raw_image_dataset.h"
+
+namespace rensa::training::datasets {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<const char*, 4> kFileNames = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                                   "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+constexpr uint32_t kImagesMagic = 0x00000803;  // unsigned bytes, 3 dimensions
+constexpr uint32_t kLabelsMagic = 0x00000801;  // unsigned bytes, 1 dimension
+constexpr int64_t kRows = 28;
+constexpr int64_t kCols = 28;
+
+// The Debian package's file list: where `apt-get install dataset-fashion-mnist` put the files.
+constexpr std::array<const char*, 2> kFashionMnistPackageLists = {"/var/lib/dpkg/info/dataset-fashion-mnist.list",
+                                                                  "/var/lib/dpkg/info/dataset-fashion-mnist:all.list"};
+
+uint32_t read_be32(const std::vector<uint8_t>& data, size_t at) {
+    return static_cast<uint32_t>(data[at]) << 24 | static_cast<uint32_t>(data[at + 1]) << 16 |
+           static_cast<uint32_t>(data[at + 2]) << 8 | static_cast<uint32_t>(data[at + 3]);
+}
+
+// The folder holding the package's train-images-idx3-ubyte(.gz), from its file list; empty when absent.
+fs::path debian_fashion_mnist_folder() {
+    for (const char* list : kFashionMnistPackageLists) {
+        std::ifstream in(list);
+        for (std::string line; std::getline(in, line);) {
+            const fs::path path{line};
+            const std::string name = path.filename().string();
+            if (name == "train-images-idx3-ubyte.gz" || name == "train-images-idx3-ubyte") return path.parent_path();
+        }
+    }
+    return {};
+}
+
+// The file `name` or `name.gz` in `folder`; empty when neither exists.
+fs::path find_idx_file(const fs::path& folder, const std::string& name) {
+    for (const fs::path& candidate : {folder / name, folder / (name + ".gz")}) {
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec)) return candidate;
+    }
+    return {};
+}
+
+[[noreturn]] void throw_missing(const std::string& op, const std::vector<fs::path>& searched, bool fashion) {
+    std::ostringstream os;
+    os << op << ": the data set is missing. Expected the four IDX files ";
+    for (size_t i = 0; i < kFileNames.size(); ++i) os << (i ? ", " : "") << kFileNames[i];
+    os << " (each plain or .gz) in ";
+    if (searched.empty()) os << "$RENSA_DATASET_ROOT/" << (fashion ? "fashion-mnist" : "mnist") << "/ (unset)";
+    for (size_t i = 0; i < searched.size(); ++i) os << (i ? " or " : "") << "'" << searched[i].string() << "'";
+    os << ". Nothing is downloaded: set RENSA_DATASET_ROOT to a folder whose " << (fashion ? "fashion-mnist" : "mnist")
+       << "/ subfolder holds them";
+    if (fashion) os << ", or run `apt-get install dataset-fashion-mnist`";
+    RENSA_THROW(IOError, os.str());
+}
+
+// The folders to look in, in order: $RENSA_DATASET_ROOT/<subfolder>, then for Fashion-MNIST
+// (only when that folder is absent) the Debian package's folder.
+std::vector<fs::path> candidate_folders(const char* subfolder, bool fashion) {
+    std::vector<fs::path> folders;
+    bool root_folder_exists = false;
+    if (const auto root = detail::dataset_root()) {
+        folders.push_back(*root / subfolder);
+        std::error_code ec;
+        root_folder_exists = fs::is_directory(folders.back(), ec);
+    }
+    if (fashion && !root_folder_exists) {
+        if (fs::path debian = debian_fashion_mnist_folder(); !debian.empty()) folders.push_back(debian);
+    }
+    return folders;
+}
+
+// The four files (by kFileNames order) from the first folder that has them all... or IOError.
+std::array<fs::path, 4> locate_files(const std::string& op, const char* subfolder, bool fashion) {
+    const std::vector<fs::path> folders = candidate_folders(subfolder, fashion);
+    for (const fs::path& folder : folders) {
+        std::error_code ec;
+        if (!fs::is_directory(folder, ec)) continue;
+        std::array<fs::path, 4> files;
+        bool complete = true;
+        for (size_t i = 0; i < kFileNames.size(); ++i) {
+            files[i] = find_idx_file(folder, kFileNames[i]);
+            complete = complete && !files[i].empty();
+        }
+        if (complete) return files;
+    }
+    throw_missing(op, folders, fashion);
+}
+
+// The pixels of an IDX image file (header stripped, in place: no second copy of 47 MB).
+std::vector<uint8_t> read_images(const fs::path& path, int64_t& count) {
+    std::vector<uint8_t> data = detail::read_file(path);
+    const std::string file = path.string();
+    RENSA_CHECK(data.size() >= 16, IOError, "'", file, "': ", data.size(),
+                " bytes is too short for an IDX image header (16 bytes); the file is truncated");
+    const uint32_t magic = read_be32(data, 0);
+    RENSA_CHECK(magic == kImagesMagic, IOError, "'", file, "': magic number 0x", std::hex, magic,
+                " is not 0x00000803 (IDX unsigned-byte images of 3 dimensions)");
+    count = read_be32(data, 4);
+    const int64_t rows = read_be32(data, 8), cols = read_be32(data, 12);
+    RENSA_CHECK(rows == kRows && cols == kCols, IOError, "'", file, "': images are ", rows, "x", cols,
+                ", expected 28x28");
+    const int64_t expected = 16 + count * kRows * kCols;
+    RENSA_CHECK(static_cast<int64_t>(data.size()) == expected, IOError, "'", file, "': ", data.size(),
+                " bytes but the header's ", count, " images of 28x28 need ", expected,
+                static_cast<int64_t>(data.size()) < expected ? "; the file is truncated" : "; it has trailing data");
+    data.erase(data.begin(), data.begin() + 16);
+    return data;
+}
+
+std::vector<uint8_t> read_labels(const fs::path& path, int64_t& count) {
+    std::vector<uint8_t> data = detail::read_file(path);
+    const std::string file = path.string();
+    RENSA_CHECK(data.size() >= 8, IOError, "'", file, "': ", data.size(),
+                " bytes is too short for an IDX label header (8 bytes); the file is truncated");
+    const uint32_t magic = read_be32(data, 0);
+    RENSA_CHECK(magic == kLabelsMagic, IOError, "'", file, "': magic number 0x", std::hex, magic,
+                " is not 0x00000801 (IDX unsigned-byte labels of 1 dimension)");
+    count = read_be32(data, 4);
+    const int64_t expected = 8 + count;
+    RENSA_CHECK(static_cast<int64_t>(data.size()) == expected, IOError, "'", file, "': ", data.size(),
+                " bytes but the header's ", count, " labels need ", expected,
+                static_cast<int64_t>(data.size()) < expected ? "; the file is truncated" : "; it has trailing data");
+    data.erase(data.begin(), data.begin() + 8);
+    return data;
+}
+
+DatasetPtr load_split(const fs::path& images_path, const fs::path& labels_path,
+                      const detail::RawImageOptions& options) {
+    int64_t n_images = 0, n_labels = 0;
+    std::vector<uint8_t> pixels = read_images(images_path, n_images);
+    std::vector<uint8_t> labels;
+    if (options.withlabel) {
+        labels = read_labels(labels_path, n_labels);
+        RENSA_CHECK(n_images == n_labels, IOError, "'", images_path.string(), "' has ", n_images, " images but '",
+                    labels_path.string(), "' has ", n_labels, " labels");
+    }
+    return std::make_shared<detail::RawImageDataset>(std::move(pixels), std::move(labels), options);
+}
+
+std::pair<DatasetPtr, DatasetPtr> load_mnist(const std::string& op, const char* subfolder, bool fashion,
+                                             const MnistOptions& options) {
+    RENSA_CHECK(options.ndim >= 1 && options.ndim <= 3, ValueError, op, ": invalid ndim ", options.ndim,
+                " for the MNIST dataset (1: (784,), 2: (28, 28), 3: (1, 28, 28))");
+    detail::check_image_dtype(options.dtype, op.c_str());
+    const std::array<fs::path, 4> files = locate_files(op, subfolder, fashion);
+    const Shape shapes[3] = {{kRows * kCols}, {kRows, kCols}, {1, kRows, kCols}};
+    const detail::RawImageOptions raw{.example_shape = shapes[options.ndim - 1],
+                                      .withlabel = options.withlabel,
+                                      .scale = options.scale,
+                                      .dtype = options.dtype,
+                                      .label_dtype = options.label_dtype};
+    return {load_split(files[0], files[1], raw), load_split(files[2], files[3], raw)};
+}
+
+}  // namespace
+
+std::pair<DatasetPtr, DatasetPtr> get_mnist(const MnistOptions& options) {
+    return load_mnist("get_mnist", "mnist", false, options);
+}
+
+std::pair<DatasetPtr, DatasetPtr> get_fashion_mnist(const MnistOptions& options) {
+    return load_mnist("get_fashion_mnist", "fashion-mnist", true, options);
+}
+
+std::string fashion_mnist_root() {
+    const std::vector<fs::path> folders = candidate_folders("fashion-mnist", true);
+    for (const fs::path& folder : folders) {
+        std::error_code ec;
+        if (fs::is_directory(folder, ec)) return folder.string();
+    }
+    throw_missing("fashion_mnist_root", folders, true);
+}
+
+}  // namespace rensa::training::datasets

@@ -1,0 +1,118 @@
+#include "training/updaters/standard_updater.h"
+
+#include <sstream>
+#include <utility>
+
+#include "core/error.h"
+
+namespace rensa::training::updaters {
+
+namespace {
+
+template <class Map>
+std::string names_of(const Map& map) {
+    std::ostringstream out;
+    out << "[";
+    for (auto it = map.begin(); it != map.end(); ++it)
+        out << (it == map.begin() ? "" : ", ") << "'" << it->first << "'";
+    out << "]";
+    return out.str();
+}
+
+template <class Map>
+auto& lookup(const Map& map, const std::string& name, const char* what) {
+    const auto it = map.find(name);
+    RENSA_CHECK(it != map.end(), KeyError, "StandardUpdater: no ", what, " named '", name,
+                "' (registered: ", names_of(map), ")");
+    return *it->second;
+}
+
+}  // namespace
+
+StandardUpdater::StandardUpdater(IteratorPtr iterator, std::shared_ptr<optimizers::Optimizer> optimizer,
+                                 StandardUpdaterOptions options)
+    : StandardUpdater(std::map<std::string, IteratorPtr>{{"main", std::move(iterator)}},
+                      std::map<std::string, std::shared_ptr<optimizers::Optimizer>>{{"main", std::move(optimizer)}},
+                      std::move(options)) {}
+
+StandardUpdater::StandardUpdater(std::map<std::string, IteratorPtr> iterators,
+                                 std::map<std::string, std::shared_ptr<optimizers::Optimizer>> optimizers,
+                                 StandardUpdaterOptions options)
+    : iterators_{std::move(iterators)}, optimizers_{std::move(optimizers)}, options_{std::move(options)} {
+    RENSA_CHECK(iterators_.count("main") == 1, ValueError, "StandardUpdater: the iterators must contain 'main' (got ",
+                names_of(iterators_), ")");
+    RENSA_CHECK(optimizers_.count("main") == 1, ValueError, "StandardUpdater: the optimizers must contain 'main' (got ",
+                names_of(optimizers_), ")");
+    for (const auto& [name, it] : iterators_) {
+        RENSA_CHECK(it != nullptr, ValueError, "StandardUpdater: iterator '", name, "' is null");
+    }
+    for (const auto& [name, opt] : optimizers_) {
+        RENSA_CHECK(opt != nullptr, ValueError, "StandardUpdater: optimizer '", name, "' is null");
+    }
+}
+
+void StandardUpdater::connect_trainer(Trainer& trainer) { (void)trainer; }
+
+void StandardUpdater::finalize() {
+    for (auto& [name, iterator] : iterators_) iterator->finalize();
+}
+
+optimizers::Optimizer& StandardUpdater::get_optimizer(const std::string& name) {
+    return lookup(optimizers_, name, "optimizer");
+}
+
+std::map<std::string, std::shared_ptr<optimizers::Optimizer>> StandardUpdater::get_all_optimizers() {
+    return optimizers_;
+}
+
+Iterator& StandardUpdater::get_iterator(const std::string& name) { return lookup(iterators_, name, "iterator"); }
+
+void StandardUpdater::update() {
+    update_core();
+    ++iteration_;
+}
+
+int64_t StandardUpdater::epoch() const { return iterators_.at("main")->epoch(); }
+double StandardUpdater::epoch_detail() const { return iterators_.at("main")->epoch_detail(); }
+std::optional<double> StandardUpdater::previous_epoch_detail() const {
+    return iterators_.at("main")->previous_epoch_detail();
+}
+bool StandardUpdater::is_new_epoch() const { return iterators_.at("main")->is_new_epoch(); }
+
+void StandardUpdater::update_core() {
+    Iterator& iterator = *iterators_.at("main");
+    std::optional<std::vector<Example>> batch = iterator.next();
+    RENSA_CHECK(batch.has_value(), ValueError,
+                "StandardUpdater.update: the 'main' iterator is exhausted (repeat=false); training iterators must "
+                "repeat or the stop trigger must fire first");
+    const Example arrays =
+        options_.converter ? options_.converter(*batch, options_.device) : concat_examples(*batch, options_.device);
+    std::vector<Variable> inputs;
+    inputs.reserve(arrays.values.size());
+    for (const Array& a : arrays.values) inputs.emplace_back(a, /*requires_grad=*/false);
+
+    optimizers::Optimizer& optimizer = *optimizers_.at("main");
+    if (options_.loss_func) {
+        optimizer.update(options_.loss_func, inputs);
+    } else {
+        // Chainer calls the target with the arrays as arguments: one goes to forward(x).
+        links::Link& target = optimizer.target();
+        optimizer.update(
+            [&target](const std::vector<Variable>& xs) {
+                return xs.size() == 1 ? target.forward(xs[0]) : target.forward(xs);
+            },
+            inputs);
+    }
+    if (options_.auto_new_epoch && iterator.is_new_epoch()) optimizer.new_epoch();
+}
+
+void StandardUpdater::serialize(const serializers::Serializer& serializer) {
+    for (auto& [name, iterator] : iterators_) iterator->serialize(serializer["iterator:" + name]);
+    for (auto& [name, optimizer] : optimizers_) {
+        optimizer->serialize(serializer["optimizer:" + name]);
+        optimizer->target().serialize(serializer["model:" + name]);
+    }
+    serializer("iteration", iteration_);
+}
+
+}  // namespace rensa::training::updaters
