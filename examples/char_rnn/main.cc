@@ -11,7 +11,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <exception>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -26,6 +25,7 @@
 #include "autograd/modes.h"
 #include "core/random.h"
 #include "examples/char_rnn/parallel_sequential_iterator.h"
+#include "examples/common/trainer_setup.h"
 #include "functions/activation.h"
 #include "links/connection/embed_id.h"
 #include "links/connection/linear.h"
@@ -278,10 +278,5 @@ int main(int argc, char** argv) {
     CLI::App app{"rensa example: a character-level LSTM language model with truncated BPTT"};
     add_options(app, args);
     CLI11_PARSE(app, argc, argv);
-    try {
-        return run(args);
-    } catch (const std::exception& error) {
-        std::cerr << "char_rnn: training failed: " << error.what() << "\n";
-        return 2;
-    }
+    return examples::run_reporting_errors("char_rnn", [&] { return run(args); });
 }

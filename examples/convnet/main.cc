@@ -6,17 +6,14 @@
 // training fails (or the accuracy is below --min-accuracy).
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <exception>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "core/random.h"
+#include "examples/common/trainer_setup.h"
 #include "functions/activation.h"
 #include "functions/pooling.h"
 #include "links/connection/convolution_2d.h"
@@ -26,13 +23,7 @@
 #include "optimizers/momentum_sgd.h"
 #include "serializers/npz.h"
 #include "training/datasets/mnist.h"
-#include "training/extensions/dump_graph.h"
 #include "training/extensions/evaluator.h"
-#include "training/extensions/log_report.h"
-#include "training/extensions/plot_report.h"
-#include "training/extensions/print_report.h"
-#include "training/extensions/progress_bar.h"
-#include "training/extensions/snapshot.h"
 #include "training/iterators/serial_iterator.h"
 #include "training/trainer.h"
 #include "training/updaters/standard_updater.h"
@@ -76,86 +67,30 @@ private:
 };
 
 // The command line, with Chainer's option names and defaults.
-struct Args {
-    int64_t batchsize = 100;
+// (examples::ClassifierArgs holds those mnist and convnet share: batchsize, frequency, out,
+// resume, autoload, dataset, noplot, seed, min_accuracy.)
+struct Args : examples::ClassifierArgs {
     int64_t epoch = 5;
     double lr = 0.01;
     double momentum = 0.9;
-    int64_t frequency = -1;
-    std::string out = "result";
-    std::string resume;
-    bool autoload = false;
     int64_t unit = 1024;
-    std::string dataset = "fashion-mnist";
-    bool noplot = false;
-    uint64_t seed = 0;
-    double min_accuracy = 0.0;
 };
 
 void add_options(CLI::App& app, Args& args) {
-    app.add_option("-b,--batchsize", args.batchsize, "Number of images in each mini-batch")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    app.add_option("-e,--epoch", args.epoch, "Number of sweeps over the dataset to train")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
+    examples::add_batch_options(app, args.batchsize, args.epoch);
     app.add_option("--lr", args.lr, "Learning rate of MomentumSGD")->check(CLI::PositiveNumber)->capture_default_str();
     app.add_option("--momentum", args.momentum, "Momentum of MomentumSGD")->capture_default_str();
-    app.add_option("-f,--frequency", args.frequency, "Frequency of taking a snapshot (epochs; -1: at the end)")
-        ->capture_default_str();
-    app.add_option("-o,--out", args.out, "Directory to output the result")->capture_default_str();
-    app.add_option("-r,--resume", args.resume, "Resume the training from this snapshot");
-    app.add_flag("--autoload", args.autoload, "Automatically load the latest snapshot in --out");
+    examples::add_snapshot_options(app, args);
     app.add_option("-u,--unit", args.unit, "Number of units of the hidden fully-connected layer")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    app.add_option("--dataset", args.dataset, "Dataset to train on")
-        ->check(CLI::IsMember({"fashion-mnist", "mnist"}))
-        ->capture_default_str();
-    app.add_flag("--noplot", args.noplot, "Disable PlotReport extension");
-    app.add_option("--seed", args.seed, "Random seed (weights and shuffling)")->capture_default_str();
-    app.add_option("--min-accuracy", args.min_accuracy, "Exit with status 1 when the final test accuracy is lower")
-        ->capture_default_str();
+    examples::add_dataset_options(app, args);
 }
 
 // Images as float32 (1, 28, 28) in [0, 1] (ndim=3), labels int32.
 std::pair<training::DatasetPtr, training::DatasetPtr> load_dataset(const std::string& name) {
     const training::datasets::MnistOptions options{.ndim = 3};
     return name == "mnist" ? training::datasets::get_mnist(options) : training::datasets::get_fashion_mnist(options);
-}
-
-// Chainer's example: Evaluator, snapshot, LogReport, PlotReport, PrintReport, ProgressBar.
-// Chainer also passes call_before_training=true to log the untrained model as epoch 0;
-// we leave that extra pass over the test set out.
-void add_extensions(training::Trainer& trainer, const std::shared_ptr<extensions::Evaluator>& evaluator,
-                    const Args& args) {
-    trainer.extend(evaluator);
-    // The computational graph of the loss as Graphviz DOT (result/cg.dot).
-    trainer.extend(std::make_shared<extensions::DumpGraph>("main/loss"));
-    const int64_t frequency = args.frequency == -1 ? args.epoch : std::max<int64_t>(1, args.frequency);
-    trainer.extend(extensions::snapshot({.n_retains = 1, .autoload = args.autoload}),
-                   {.trigger = {frequency, "epoch"}});
-    trainer.extend(std::make_shared<extensions::LogReport>());
-    if (!args.noplot) {
-        trainer.extend(std::make_shared<extensions::PlotReport>(
-            std::vector<std::string>{"main/loss", "validation/main/loss"},
-            extensions::PlotReportOptions{.x_key = "epoch", .filename = "loss.svg"}));
-        trainer.extend(std::make_shared<extensions::PlotReport>(
-            std::vector<std::string>{"main/accuracy", "validation/main/accuracy"},
-            extensions::PlotReportOptions{.x_key = "epoch", .filename = "accuracy.svg"}));
-    }
-    trainer.extend(std::make_shared<extensions::PrintReport>(std::vector<std::string>{
-        "epoch", "main/loss", "validation/main/loss", "main/accuracy", "validation/main/accuracy", "elapsed_time"}));
-    trainer.extend(std::make_shared<extensions::ProgressBar>());
-}
-
-// The "main/accuracy" of one more pass of the evaluator over the test set.
-double test_accuracy(extensions::Evaluator& evaluator) {
-    const rensa::Observation result = evaluator.evaluate();
-    for (const char* key : {"main/accuracy", "validation/main/accuracy"}) {
-        if (const auto it = result.find(key); it != result.end()) return it->second.item<double>();
-    }
-    return std::nan("");
 }
 
 int run(const Args& args) {
@@ -177,18 +112,14 @@ int run(const Args& args) {
     auto updater = std::make_shared<training::updaters::StandardUpdater>(train_iter, optimizer);
     training::Trainer trainer{updater, {args.epoch, "epoch"}, args.out};
     auto evaluator = std::make_shared<extensions::Evaluator>(test_iter, model);
-    add_extensions(trainer, evaluator, args);
+    // Evaluator, DumpGraph, snapshot, LogReport, PlotReport, PrintReport and ProgressBar as
+    // Chainer's train_mnist.py (examples/common/trainer_setup.h).
+    examples::add_classifier_extensions(trainer, evaluator, args, args.epoch);
 
     if (!args.resume.empty()) rensa::serializers::load_npz(args.resume, trainer);
     trainer.run();
 
-    const double accuracy = test_accuracy(*evaluator);
-    std::cout << "test accuracy: " << std::fixed << std::setprecision(4) << accuracy << "\n";
-    if (!std::isfinite(accuracy) || accuracy < args.min_accuracy) {
-        std::cerr << "convnet: test accuracy " << accuracy << " is below --min-accuracy " << args.min_accuracy << "\n";
-        return 1;
-    }
-    return 0;
+    return examples::check_test_accuracy("convnet", *evaluator, args.min_accuracy);
 }
 
 }  // namespace
@@ -198,10 +129,5 @@ int main(int argc, char** argv) {
     CLI::App app{"rensa example: a small CNN with BatchNormalization on (Fashion-)MNIST"};
     add_options(app, args);
     CLI11_PARSE(app, argc, argv);
-    try {
-        return run(args);
-    } catch (const std::exception& error) {
-        std::cerr << "convnet: training failed: " << error.what() << "\n";
-        return 2;
-    }
+    return examples::run_reporting_errors("convnet", [&] { return run(args); });
 }

@@ -56,3 +56,12 @@ Tiny make_tiny(double seed);
 std::vector<double> snapshot(const Tiny& t);
 
 }  // namespace rensa::testing
+
+// Skips the rest of a TEST_CASE (with a warning) when python3 with numpy is missing.
+#define RENSA_REQUIRE_NUMPY()                                          \
+    do {                                                               \
+        if (rensa::testing::numpy_python().empty()) {                  \
+            WARN("python3 with numpy not found: numpy tests skipped"); \
+            return;                                                    \
+        }                                                              \
+    } while (false)

@@ -14,14 +14,6 @@ using rensa::testing::TempDir;
 
 namespace {
 
-#define RENSA_REQUIRE_NUMPY()                                          \
-    do {                                                               \
-        if (testing::numpy_python().empty()) {                         \
-            WARN("python3 with numpy not found: numpy tests skipped"); \
-            return;                                                    \
-        }                                                              \
-    } while (false)
-
 // The values the numpy scripts below write (see kTinyDict).
 void check_tiny_from_numpy(const testing::Tiny& t) {
     CHECK(testing::to_doubles(t.W) == std::vector<double>{1.0, 1.5, 2.0, 2.5, 3.0, 3.5});

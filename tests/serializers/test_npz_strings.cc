@@ -79,14 +79,6 @@ void expect_string_refused(const TempDir& dir, const std::string& member, const 
     CHECK(t.s == "unchanged");
 }
 
-#define RENSA_REQUIRE_NUMPY()                                          \
-    do {                                                               \
-        if (testing::numpy_python().empty()) {                         \
-            WARN("python3 with numpy not found: numpy tests skipped"); \
-            return;                                                    \
-        }                                                              \
-    } while (false)
-
 }  // namespace
 
 TEST_CASE("npz strings round trip ascii unicode empty and astral text", "[serializers][npz][strings]") {

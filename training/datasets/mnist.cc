@@ -3,6 +3,7 @@
 #include <array>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -97,51 +98,65 @@ std::array<fs::path, 4> locate_files(const std::string& op, const char* subfolde
     throw_missing(op, folders, fashion);
 }
 
-// The pixels of an IDX image file (header stripped, in place: no second copy of 47 MB).
-std::vector<uint8_t> read_images(const fs::path& path, int64_t& count) {
-    std::vector<uint8_t> data = detail::read_file(path);
-    const std::string file = path.string();
-    RENSA_CHECK(data.size() >= 16, IOError, "'", file, "': ", data.size(),
-                " bytes is too short for an IDX image header (16 bytes); the file is truncated");
-    const uint32_t magic = read_be32(data, 0);
-    RENSA_CHECK(magic == kImagesMagic, IOError, "'", file, "': magic number 0x", std::hex, magic,
-                " is not 0x00000803 (IDX unsigned-byte images of 3 dimensions)");
-    count = read_be32(data, 4);
-    const int64_t rows = read_be32(data, 8), cols = read_be32(data, 12);
-    RENSA_CHECK(rows == kRows && cols == kCols, IOError, "'", file, "': images are ", rows, "x", cols,
-                ", expected 28x28");
-    const int64_t expected = 16 + count * kRows * kCols;
-    RENSA_CHECK(static_cast<int64_t>(data.size()) == expected, IOError, "'", file, "': ", data.size(),
-                " bytes but the header's ", count, " images of 28x28 need ", expected,
-                static_cast<int64_t>(data.size()) < expected ? "; the file is truncated" : "; it has trailing data");
-    data.erase(data.begin(), data.begin() + 16);
-    return data;
+// One kind of IDX file of unsigned bytes: the magic number 0x0000080<1 + item dims>, then
+// the item count and the item dims as big-endian 32-bit sizes, then the items.
+struct IdxFormat {
+    uint32_t magic;
+    const char* magic_text;  // the magic number and what it means, for the error message
+    const char* item;        // "image", "label"
+    const char* items;       // "images", "labels"
+    std::vector<int64_t> item_dims;
+};
+
+const IdxFormat kImagesFormat{
+    kImagesMagic, "0x00000803 (IDX unsigned-byte images of 3 dimensions)", "image", "images", {kRows, kCols}};
+const IdxFormat kLabelsFormat{
+    kLabelsMagic, "0x00000801 (IDX unsigned-byte labels of 1 dimension)", "label", "labels", {}};
+
+// "28x28" (empty for no dims).
+std::string dims_text(const std::vector<int64_t>& dims) {
+    std::ostringstream os;
+    for (size_t d = 0; d < dims.size(); ++d) os << (d ? "x" : "") << dims[d];
+    return os.str();
 }
 
-std::vector<uint8_t> read_labels(const fs::path& path, int64_t& count) {
+// The items of an IDX file (header stripped, in place: no second copy of 47 MB); count is
+// the header's item count. IOError naming the file when it does not match `format`.
+std::vector<uint8_t> read_idx(const fs::path& path, const IdxFormat& format, int64_t& count) {
     std::vector<uint8_t> data = detail::read_file(path);
     const std::string file = path.string();
-    RENSA_CHECK(data.size() >= 8, IOError, "'", file, "': ", data.size(),
-                " bytes is too short for an IDX label header (8 bytes); the file is truncated");
+    const size_t header = 8 + 4 * format.item_dims.size();
+    RENSA_CHECK(data.size() >= header, IOError, "'", file, "': ", data.size(), " bytes is too short for an IDX ",
+                format.item, " header (", header, " bytes); the file is truncated");
     const uint32_t magic = read_be32(data, 0);
-    RENSA_CHECK(magic == kLabelsMagic, IOError, "'", file, "': magic number 0x", std::hex, magic,
-                " is not 0x00000801 (IDX unsigned-byte labels of 1 dimension)");
+    RENSA_CHECK(magic == format.magic, IOError, "'", file, "': magic number 0x", std::hex, magic, " is not ",
+                format.magic_text);
     count = read_be32(data, 4);
-    const int64_t expected = 8 + count;
+    std::vector<int64_t> dims(format.item_dims.size());
+    int64_t item_size = 1;
+    for (size_t d = 0; d < dims.size(); ++d) {
+        dims[d] = read_be32(data, 8 + 4 * d);
+        item_size *= format.item_dims[d];
+    }
+    const std::string expected_dims = dims_text(format.item_dims);
+    RENSA_CHECK(dims == format.item_dims, IOError, "'", file, "': ", format.items, " are ", dims_text(dims),
+                ", expected ", expected_dims);
+    const int64_t expected = static_cast<int64_t>(header) + count * item_size;
     RENSA_CHECK(static_cast<int64_t>(data.size()) == expected, IOError, "'", file, "': ", data.size(),
-                " bytes but the header's ", count, " labels need ", expected,
+                " bytes but the header's ", count, " ", format.items, expected_dims.empty() ? "" : " of ",
+                expected_dims, " need ", expected,
                 static_cast<int64_t>(data.size()) < expected ? "; the file is truncated" : "; it has trailing data");
-    data.erase(data.begin(), data.begin() + 8);
+    data.erase(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(header));
     return data;
 }
 
 DatasetPtr load_split(const fs::path& images_path, const fs::path& labels_path,
                       const detail::RawImageOptions& options) {
     int64_t n_images = 0, n_labels = 0;
-    std::vector<uint8_t> pixels = read_images(images_path, n_images);
+    std::vector<uint8_t> pixels = read_idx(images_path, kImagesFormat, n_images);
     std::vector<uint8_t> labels;
     if (options.withlabel) {
-        labels = read_labels(labels_path, n_labels);
+        labels = read_idx(labels_path, kLabelsFormat, n_labels);
         RENSA_CHECK(n_images == n_labels, IOError, "'", images_path.string(), "' has ", n_images, " images but '",
                     labels_path.string(), "' has ", n_labels, " labels");
     }

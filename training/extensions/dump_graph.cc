@@ -1,7 +1,6 @@
 #include "training/extensions/dump_graph.h"
 
 #include <filesystem>
-#include <sstream>
 #include <utility>
 
 #include "autograd/computational_graph.h"
@@ -9,6 +8,7 @@
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "links/model/classifier.h"
+#include "training/detail/names.h"
 #include "training/extensions/log_report.h"
 #include "training/trainer.h"
 
@@ -49,16 +49,6 @@ Variable find_in_classifiers(Trainer& trainer, const Array& observed) {
         }
     }
     return {};
-}
-
-std::string observation_keys(const Observation& observation) {
-    std::ostringstream os;
-    const char* sep = "";
-    for (const auto& [key, value] : observation) {
-        os << sep << "'" << key << "'";
-        sep = ", ";
-    }
-    return os.str();
 }
 
 }  // namespace
@@ -126,7 +116,7 @@ void DumpGraph::operator()(Trainer& trainer) {
 
     const auto it = trainer.observation.find(root_name_);
     RENSA_CHECK(it != trainer.observation.end(), KeyError, "DumpGraph: no observation '", root_name_,
-                "' (observed: ", observation_keys(trainer.observation), ")");
+                "' (observed: ", training::detail::quoted_names(trainer.observation), ")");
     Variable root = recorder ? recorder->find(it->second) : Variable{};
     if (!root.defined()) root = find_in_classifiers(trainer, it->second);
     RENSA_CHECK(root.defined(), ValueError, "DumpGraph: the observation '", root_name_,
@@ -136,7 +126,7 @@ void DumpGraph::operator()(Trainer& trainer) {
     const std::string dot = build_computational_graph({root}).dump();
     std::error_code ignored;  // a folder that cannot be made fails in the write, with an IOError
     std::filesystem::create_directories(trainer.out(), ignored);
-    detail::write_file_atomically((std::filesystem::path(trainer.out()) / filename_).string(), dot);
+    detail::write_file_atomically((std::filesystem::path(trainer.out()) / filename_).string(), dot, "DumpGraph");
 }
 
 void DumpGraph::serialize(const serializers::Serializer& serializer) {

@@ -1,28 +1,16 @@
 #include "training/extensions/evaluator.h"
 
-#include <sstream>
 #include <utility>
 
 #include "autograd/modes.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
+#include "training/detail/names.h"
 #include "training/summary.h"
 
 namespace rensa::training::extensions {
 
 namespace {
-
-// "'a', 'b'" for error messages.
-template <class T>
-std::string names_of(const std::map<std::string, T>& entries) {
-    std::ostringstream os;
-    const char* sep = "";
-    for (const auto& [name, value] : entries) {
-        os << sep << "'" << name << "'";
-        sep = ", ";
-    }
-    return os.str();
-}
 
 // The target's forward, with Chainer's calling convention (one input: forward(x)).
 Variable call_target(links::Link& target, const std::vector<Variable>& inputs) {
@@ -53,9 +41,9 @@ Evaluator::Evaluator(std::map<std::string, IteratorPtr> iterators,
                      std::map<std::string, std::shared_ptr<links::Link>> targets, EvaluatorOptions options)
     : iterators_{std::move(iterators)}, targets_{std::move(targets)}, options_{std::move(options)} {
     RENSA_CHECK(iterators_.count("main") == 1, ValueError, "Evaluator: no iterator named 'main' (iterators: [",
-                names_of(iterators_), "])");
+                training::detail::quoted_names(iterators_), "])");
     RENSA_CHECK(targets_.count("main") == 1, ValueError, "Evaluator: no target named 'main' (targets: [",
-                names_of(targets_), "])");
+                training::detail::quoted_names(targets_), "])");
     for (const auto& [name, iterator] : iterators_) {
         RENSA_CHECK(iterator != nullptr, ValueError, "Evaluator: iterator '", name, "' is null");
         RENSA_CHECK(!iterator->repeat(), ValueError, "Evaluator: iterator '", name,
@@ -116,17 +104,11 @@ Observation Evaluator::evaluate() {
 }
 
 Iterator& Evaluator::get_iterator(const std::string& name) const {
-    const auto found = iterators_.find(name);
-    RENSA_CHECK(found != iterators_.end(), KeyError, "Evaluator.get_iterator: no iterator named '", name,
-                "' (iterators: [", names_of(iterators_), "])");
-    return *found->second;
+    return training::detail::find_named(iterators_, name, "Evaluator.get_iterator", "iterator");
 }
 
 links::Link& Evaluator::get_target(const std::string& name) const {
-    const auto found = targets_.find(name);
-    RENSA_CHECK(found != targets_.end(), KeyError, "Evaluator.get_target: no target named '", name, "' (targets: [",
-                names_of(targets_), "])");
-    return *found->second;
+    return training::detail::find_named(targets_, name, "Evaluator.get_target", "target");
 }
 
 }  // namespace rensa::training::extensions

@@ -63,16 +63,16 @@ std::string format_filename(const std::string& pattern, const LogEntry& entry) {
     return out;
 }
 
-[[noreturn]] void throw_io(const std::string& what, const std::string& path, int error) {
-    RENSA_THROW(IOError, "LogReport: cannot ", what, " '", path, "': ", std::strerror(error));
+[[noreturn]] void throw_io(const std::string& op, const std::string& what, const std::string& path, int error) {
+    RENSA_THROW(IOError, op, ": cannot ", what, " '", path, "': ", std::strerror(error));
 }
 
-void write_all(int fd, const std::string& contents, const std::string& path) {
+void write_all(int fd, const std::string& contents, const std::string& path, const std::string& op) {
     size_t written = 0;
     while (written < contents.size()) {
         const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw_io("write", path, errno);
+        if (n < 0) throw_io(op, "write", path, errno);
         written += static_cast<size_t>(n);
     }
 }
@@ -113,19 +113,19 @@ std::vector<LogEntry> log_from_json(const std::string& text, const std::string& 
     return log;
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
+void write_file_atomically(const std::string& path, const std::string& contents, const std::string& op) {
     const fs::path target{path};
     const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path{"."};
     std::string temp_name{"."};  // hidden, and never mistaken for the log itself
     temp_name.append(target.filename().string()).append(".tmpXXXXXX");
     std::string temp = (folder / temp_name).string();
     const int fd = ::mkstemp(temp.data());
-    if (fd < 0) throw_io("create a temporary file for", path, errno);
+    if (fd < 0) throw_io(op, "create a temporary file for", path, errno);
     try {
         // mkstemp makes the file private (0600); a log is as readable as any other output.
-        if (::fchmod(fd, 0644) != 0) throw_io("set the mode of", temp, errno);
-        write_all(fd, contents, temp);
-        if (::fsync(fd) != 0) throw_io("fsync", temp, errno);
+        if (::fchmod(fd, 0644) != 0) throw_io(op, "set the mode of", temp, errno);
+        write_all(fd, contents, temp, op);
+        if (::fsync(fd) != 0) throw_io(op, "fsync", temp, errno);
     } catch (...) {
         ::close(fd);
         ::unlink(temp.c_str());
@@ -134,12 +134,12 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     if (::close(fd) != 0) {
         const int error = errno;
         ::unlink(temp.c_str());
-        throw_io("close", temp, error);
+        throw_io(op, "close", temp, error);
     }
     if (::rename(temp.c_str(), path.c_str()) != 0) {
         const int error = errno;
         ::unlink(temp.c_str());
-        throw_io("rename the temporary file onto", path, error);
+        throw_io(op, "rename the temporary file onto", path, error);
     }
     // The rename itself is durable once the folder is synced.
     const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY);

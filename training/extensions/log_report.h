@@ -68,9 +68,9 @@ std::string log_to_json(const std::vector<LogEntry>& log, int indent = 4);
 // Parses what log_to_json wrote (ValueError naming `what` for anything else).
 std::vector<LogEntry> log_from_json(const std::string& text, const std::string& what);
 // Writes `contents` to `path` atomically: a temporary file beside it, fsync, rename, and
-// an fsync of the folder. IOError naming the path when a step fails (the temporary file
-// is removed; an existing `path` is left as it was).
-void write_file_atomically(const std::string& path, const std::string& contents);
+// an fsync of the folder. IOError naming `op` (the extension writing) and the path when a
+// step fails (the temporary file is removed; an existing `path` is left as it was).
+void write_file_atomically(const std::string& path, const std::string& contents, const std::string& op = "LogReport");
 
 }  // namespace detail
 

@@ -2,46 +2,33 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <utility>
 
 #include "core/error.h"
+#include "training/detail/names.h"
 #include "training/trainer.h"
 
 namespace rensa::training::extensions {
 
-namespace {
-
-// Chainer's target clipping: stop at `target` once the value passed it; `growing` says
-// which way the schedule moves. The ratio form works for negative values too.
-double clip_to_target(double value, std::optional<double> target, bool growing) {
-    if (!target) return value;
-    const double ratio = value / *target;
-    if (growing ? ratio > 1 : ratio < 1) return *target;
-    return value;
-}
-
-std::string hyperparameter_names(const optimizers::Optimizer& optimizer) {
-    std::ostringstream os;
-    const char* sep = "";
-    for (const auto& [name, value] : optimizer.hyperparam().get_all()) {
-        os << sep << "'" << name << "'";
-        sep = ", ";
-    }
-    return os.str();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // --- Shift ---
 
-Shift::Shift(std::string attr, std::shared_ptr<optimizers::Optimizer> optimizer, std::optional<double> init)
-    : attr_{std::move(attr)}, optimizer_{std::move(optimizer)}, init_{init} {}
+Shift::Shift(std::string attr, ShiftOptions options)
+    : attr_{std::move(attr)}, optimizer_{std::move(options.optimizer)}, init_{options.init}, target_{options.target} {}
+
+// The ratio form works for negative values too.
+double Shift::clip_to_target(double value, bool growing) const {
+    if (!target_) return value;
+    const double ratio = value / *target_;
+    if (growing ? ratio > 1 : ratio < 1) return *target_;
+    return value;
+}
 
 optimizers::Optimizer& Shift::get_optimizer(Trainer& trainer) const {
     optimizers::Optimizer& optimizer = optimizer_ ? *optimizer_ : trainer.updater().get_optimizer("main");
     RENSA_CHECK(optimizer.hyperparam().has(attr_), KeyError, default_name(), ": the optimizer has no hyperparameter '",
-                attr_, "' (it has: ", hyperparameter_names(optimizer), ")");
+                attr_, "' (it has: ", training::detail::quoted_names(optimizer.hyperparam().get_all()), ")");
     return optimizer;
 }
 
@@ -82,19 +69,19 @@ void Shift::serialize(const serializers::Serializer& serializer) {
 // --- ExponentialShift ---
 
 ExponentialShift::ExponentialShift(std::string attr, double rate, ShiftOptions options)
-    : Shift{std::move(attr), std::move(options.optimizer), options.init}, rate_{rate}, target_{options.target} {
+    : Shift{std::move(attr), std::move(options)}, rate_{rate} {
     RENSA_CHECK(rate >= 0, ValueError, "ExponentialShift: rate=", rate, " is negative (not supported)");
 }
 
 double ExponentialShift::compute_value(int64_t t) const {
-    return clip_to_target(*init_ * std::pow(rate_, static_cast<double>(t)), target_, rate_ > 1);
+    return clip_to_target(*init_ * std::pow(rate_, static_cast<double>(t)), rate_ > 1);
 }
 
 // --- LinearShift ---
 
 LinearShift::LinearShift(std::string attr, std::pair<double, double> value_range,
                          std::pair<int64_t, int64_t> time_range, std::shared_ptr<optimizers::Optimizer> optimizer)
-    : Shift{std::move(attr), std::move(optimizer), std::nullopt}, value_range_{value_range}, time_range_{time_range} {
+    : Shift{std::move(attr), {.optimizer = std::move(optimizer)}}, value_range_{value_range}, time_range_{time_range} {
     RENSA_CHECK(time_range.first < time_range.second, ValueError, "LinearShift: time_range=(", time_range.first, ", ",
                 time_range.second, ") must be increasing");
 }
@@ -112,7 +99,9 @@ double LinearShift::compute_value(int64_t t) const {
 
 MultistepShift::MultistepShift(std::string attr, std::optional<double> init, double gamma,
                                std::vector<int64_t> step_value, std::shared_ptr<optimizers::Optimizer> optimizer)
-    : Shift{std::move(attr), std::move(optimizer), init}, gamma_{gamma}, step_value_{std::move(step_value)} {
+    : Shift{std::move(attr), {.init = init, .optimizer = std::move(optimizer)}},
+      gamma_{gamma},
+      step_value_{std::move(step_value)} {
     for (size_t i = 1; i < step_value_.size(); ++i) {
         RENSA_CHECK(step_value_[i - 1] < step_value_[i], ValueError, "MultistepShift: step_value must be increasing (",
                     step_value_[i - 1], " is followed by ", step_value_[i], ")");
@@ -129,24 +118,18 @@ double MultistepShift::compute_value(int64_t t) const {
 // --- StepShift ---
 
 StepShift::StepShift(std::string attr, double gamma, int64_t step, ShiftOptions options)
-    : Shift{std::move(attr), std::move(options.optimizer), options.init},
-      gamma_{gamma},
-      step_{step},
-      target_{options.target} {
+    : Shift{std::move(attr), std::move(options)}, gamma_{gamma}, step_{step} {
     RENSA_CHECK(step >= 1, ValueError, "StepShift: step=", step, " must be at least 1");
 }
 
 double StepShift::compute_value(int64_t t) const {
-    return clip_to_target(*init_ * std::pow(gamma_, static_cast<double>(t / step_)), target_, gamma_ > 1);
+    return clip_to_target(*init_ * std::pow(gamma_, static_cast<double>(t / step_)), gamma_ > 1);
 }
 
 // --- PolynomialShift ---
 
 PolynomialShift::PolynomialShift(std::string attr, double rate, int64_t max_count, ShiftOptions options)
-    : Shift{std::move(attr), std::move(options.optimizer), options.init},
-      rate_{rate},
-      max_count_{max_count},
-      target_{options.target} {
+    : Shift{std::move(attr), std::move(options)}, rate_{rate}, max_count_{max_count} {
     RENSA_CHECK(max_count >= 1, ValueError, "PolynomialShift: max_count=", max_count, " must be at least 1");
 }
 
@@ -163,7 +146,9 @@ double PolynomialShift::compute_value(int64_t t) const {
 
 WarmupShift::WarmupShift(std::string attr, std::optional<double> warmup_start, int64_t warmup_iter, double init,
                          std::shared_ptr<optimizers::Optimizer> optimizer)
-    : Shift{std::move(attr), std::move(optimizer), init}, warmup_start_{warmup_start}, warmup_iter_{warmup_iter} {
+    : Shift{std::move(attr), {.init = init, .optimizer = std::move(optimizer)}},
+      warmup_start_{warmup_start},
+      warmup_iter_{warmup_iter} {
     RENSA_CHECK(warmup_iter >= 1, ValueError, "WarmupShift: warmup_iter=", warmup_iter, " must be at least 1");
 }
 
@@ -191,16 +176,13 @@ double WarmupShift::compute_value(int64_t t) const {
 // --- InverseShift ---
 
 InverseShift::InverseShift(std::string attr, double gamma, double power, ShiftOptions options)
-    : Shift{std::move(attr), std::move(options.optimizer), options.init},
-      gamma_{gamma},
-      power_{power},
-      target_{options.target} {
+    : Shift{std::move(attr), std::move(options)}, gamma_{gamma}, power_{power} {
     RENSA_CHECK(gamma >= 0, ValueError, "InverseShift: gamma=", gamma, " is negative (not supported)");
 }
 
 double InverseShift::compute_value(int64_t t) const {
     const double value = *init_ * std::pow(1.0 + gamma_ * static_cast<double>(t), -power_);
-    return clip_to_target(value, target_, power_ < 0);
+    return clip_to_target(value, power_ < 0);
 }
 
 }  // namespace rensa::training::extensions

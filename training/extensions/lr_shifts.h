@@ -47,7 +47,8 @@ public:
     std::optional<double> last_value() const { return last_value_; }
 
 protected:
-    Shift(std::string attr, std::shared_ptr<optimizers::Optimizer> optimizer, std::optional<double> init);
+    // Takes init, target and optimizer from `options` (a shift without a target leaves it nullopt).
+    Shift(std::string attr, ShiftOptions options);
     // The schedule's value after `t` calls (t >= 1); init_ is set by then.
     virtual double compute_value(int64_t t) const = 0;
     // The value initialize() sets on a fresh start (Chainer: init, LinearShift: value at t=0).
@@ -58,10 +59,14 @@ protected:
     virtual bool serializes_last_value() const { return true; }
     optimizers::Optimizer& get_optimizer(Trainer& trainer) const;
     void update_value(optimizers::Optimizer& optimizer, double value);
+    // Chainer's target clipping: `target_` once `value` passed it; `growing` says which way
+    // the schedule moves.
+    double clip_to_target(double value, bool growing) const;
 
     std::string attr_;
     std::shared_ptr<optimizers::Optimizer> optimizer_;
     std::optional<double> init_;
+    std::optional<double> target_;
     int64_t t_ = 0;
     std::optional<double> last_value_;
 };
@@ -77,7 +82,6 @@ protected:
 
 private:
     double rate_;
-    std::optional<double> target_;
 };
 
 // Keeps value_range.first up to call time_range.first, moves linearly to
@@ -129,7 +133,6 @@ protected:
 private:
     double gamma_;
     int64_t step_;
-    std::optional<double> target_;
 };
 
 // value = init * max(1 - t / max_count, 0)^rate (Chainer's PolynomialShift);
@@ -145,7 +148,6 @@ protected:
 private:
     double rate_;
     int64_t max_count_;
-    std::optional<double> target_;
 };
 
 // Moves evenly from warmup_start to init during the first warmup_iter calls, then leaves
@@ -182,7 +184,6 @@ protected:
 private:
     double gamma_;
     double power_;
-    std::optional<double> target_;
 };
 
 }  // namespace rensa::training::extensions

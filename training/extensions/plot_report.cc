@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/error.h"
+#include "training/detail/names.h"
 #include "training/extensions/log_report.h"
 #include "training/trainer.h"
 
@@ -15,16 +15,6 @@ namespace rensa::training::extensions {
 namespace {
 
 using Points = std::map<std::string, std::vector<std::pair<double, double>>>;
-
-std::string keys_of(const std::map<std::string, double>& stats) {
-    std::ostringstream os;
-    const char* sep = "";
-    for (const auto& [key, value] : stats) {
-        os << sep << "'" << key << "'";
-        sep = ", ";
-    }
-    return os.str();
-}
 
 // Chainer's json.dumps of {key: [(x, y), ...]}: epoch and iteration x's are integers.
 std::string points_to_json(const Points& data, bool integer_x) {
@@ -106,7 +96,7 @@ void PlotReport::operator()(Trainer& trainer) {
     stats["iteration"] = static_cast<double>(trainer.updater().iteration());
     const auto x = stats.find(options_.x_key);
     RENSA_CHECK(x != stats.end(), KeyError, "PlotReport: x_key '", options_.x_key, "' was not observed (have ",
-                keys_of(stats), ")");
+                training::detail::quoted_names(stats), ")");
     for (const std::string& key : y_keys_) {
         if (const auto y = stats.find(key); y != stats.end()) data_[key].emplace_back(x->second, y->second);
     }
@@ -117,7 +107,7 @@ void PlotReport::operator()(Trainer& trainer) {
         std::error_code ignored;  // a folder that cannot be made fails in the write, with an IOError
         std::filesystem::create_directories(trainer.out(), ignored);
         detail::write_file_atomically((std::filesystem::path(trainer.out()) / options_.filename).string(),
-                                      render_svg(chart));
+                                      render_svg(chart), "PlotReport");
     }
     summary_ = DictSummary{};
 }

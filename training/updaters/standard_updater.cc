@@ -1,33 +1,11 @@
 #include "training/updaters/standard_updater.h"
 
-#include <sstream>
 #include <utility>
 
 #include "core/error.h"
+#include "training/detail/names.h"
 
 namespace rensa::training::updaters {
-
-namespace {
-
-template <class Map>
-std::string names_of(const Map& map) {
-    std::ostringstream out;
-    out << "[";
-    for (auto it = map.begin(); it != map.end(); ++it)
-        out << (it == map.begin() ? "" : ", ") << "'" << it->first << "'";
-    out << "]";
-    return out.str();
-}
-
-template <class Map>
-auto& lookup(const Map& map, const std::string& name, const char* what) {
-    const auto it = map.find(name);
-    RENSA_CHECK(it != map.end(), KeyError, "StandardUpdater: no ", what, " named '", name,
-                "' (registered: ", names_of(map), ")");
-    return *it->second;
-}
-
-}  // namespace
 
 StandardUpdater::StandardUpdater(IteratorPtr iterator, std::shared_ptr<optimizers::Optimizer> optimizer,
                                  StandardUpdaterOptions options)
@@ -39,10 +17,11 @@ StandardUpdater::StandardUpdater(std::map<std::string, IteratorPtr> iterators,
                                  std::map<std::string, std::shared_ptr<optimizers::Optimizer>> optimizers,
                                  StandardUpdaterOptions options)
     : iterators_{std::move(iterators)}, optimizers_{std::move(optimizers)}, options_{std::move(options)} {
-    RENSA_CHECK(iterators_.count("main") == 1, ValueError, "StandardUpdater: the iterators must contain 'main' (got ",
-                names_of(iterators_), ")");
-    RENSA_CHECK(optimizers_.count("main") == 1, ValueError, "StandardUpdater: the optimizers must contain 'main' (got ",
-                names_of(optimizers_), ")");
+    RENSA_CHECK(iterators_.count("main") == 1, ValueError, "StandardUpdater: the iterators must contain 'main' (got [",
+                training::detail::quoted_names(iterators_), "])");
+    RENSA_CHECK(optimizers_.count("main") == 1, ValueError,
+                "StandardUpdater: the optimizers must contain 'main' (got [",
+                training::detail::quoted_names(optimizers_), "])");
     for (const auto& [name, it] : iterators_) {
         RENSA_CHECK(it != nullptr, ValueError, "StandardUpdater: iterator '", name, "' is null");
     }
@@ -58,14 +37,16 @@ void StandardUpdater::finalize() {
 }
 
 optimizers::Optimizer& StandardUpdater::get_optimizer(const std::string& name) {
-    return lookup(optimizers_, name, "optimizer");
+    return training::detail::find_named(optimizers_, name, "StandardUpdater", "optimizer");
 }
 
 std::map<std::string, std::shared_ptr<optimizers::Optimizer>> StandardUpdater::get_all_optimizers() {
     return optimizers_;
 }
 
-Iterator& StandardUpdater::get_iterator(const std::string& name) { return lookup(iterators_, name, "iterator"); }
+Iterator& StandardUpdater::get_iterator(const std::string& name) {
+    return training::detail::find_named(iterators_, name, "StandardUpdater", "iterator");
+}
 
 void StandardUpdater::update() {
     update_core();

@@ -9,17 +9,6 @@
 
 namespace rensa::training::testing {
 
-TempDir::TempDir(const std::string& name)
-    : path_{std::filesystem::temp_directory_path() / ("rensa-datasets-" + std::to_string(::getpid()) + "-" + name)} {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-}
-
 EnvScope::EnvScope(std::string name, const std::optional<std::string>& value) : name_{std::move(name)} {
     if (const char* old = std::getenv(name_.c_str())) old_ = old;
     if (value) {

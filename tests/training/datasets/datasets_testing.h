@@ -1,5 +1,5 @@
 #pragma once
-// Helpers of the dataset tests: a temporary folder, an environment-variable scope and
+// Helpers of the dataset tests: the shared temporary folder, an environment-variable scope and
 // writers of synthetic IDX and CIFAR files.
 
 #include <cstdint>
@@ -9,22 +9,13 @@
 #include <vector>
 
 #include "core/array.h"
+#include "tests/training/training_testing.h"
 #include "training/dataset.h"
 
 namespace rensa::training::testing {
 
-// A unique folder under the system temp dir (pid + name), removed with everything in it.
-class TempDir {
-public:
-    explicit TempDir(const std::string& name);
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
+// The shared temporary folder (pid + name), removed with everything in it.
+using rensa::testing::TempDir;
 
 // Sets (or with nullopt unsets) an environment variable, restoring the old value at the end.
 class EnvScope {

@@ -11,11 +11,11 @@
 using namespace rensa;
 using namespace rensa::training;
 using namespace rensa::training::extensions;
-using rensa::testing::ext::FakeUpdater;
-using rensa::testing::ext::read_text;
-using rensa::testing::ext::scalar;
-using rensa::testing::ext::TempDir;
-using rensa::testing::ext::tiny_setup;
+using rensa::testing::FakeUpdater;
+using rensa::testing::read_file;
+using rensa::testing::scalar;
+using rensa::testing::TempDir;
+using rensa::testing::tiny_setup;
 using rensa::testing::ext::tiny_sgd;
 
 namespace {
@@ -40,7 +40,7 @@ private:
 
 TEST_CASE("DumpGraph: writes the DOT of the loss graph once", "[training][extensions]") {
     TempDir dir{"dump_graph"};
-    auto setup = tiny_setup();
+    auto setup = tiny_setup(16, 4, /*shuffle=*/true);
     Trainer trainer{setup.updater, {3, "iteration"}, dir.str()};
     auto dump = std::make_shared<DumpGraph>("main/loss");
     trainer.extend(dump);
@@ -53,11 +53,11 @@ TEST_CASE("DumpGraph: writes the DOT of the loss graph once", "[training][extens
 
 TEST_CASE("DumpGraph: the DOT names the functions of the loss", "[training][extensions]") {
     TempDir dir{"dump_graph_dot"};
-    auto setup = tiny_setup();
+    auto setup = tiny_setup(16, 4, /*shuffle=*/true);
     Trainer trainer{setup.updater, {2, "iteration"}, dir.str()};
     trainer.extend(std::make_shared<DumpGraph>("main/loss", "graph.dot"));
     trainer.run();
-    const std::string dot = read_text(dir.file("graph.dot"));
+    const std::string dot = read_file(dir.file("graph.dot"));
     INFO(dot);
     CHECK(dot.rfind("digraph", 0) == 0);
     CHECK(dot.find("SoftmaxCrossEntropy") != std::string::npos);
@@ -68,7 +68,7 @@ TEST_CASE("DumpGraph: the DOT names the functions of the loss", "[training][exte
 
 TEST_CASE("DumpGraph: finds the loss of a Classifier without its hook", "[training][extensions]") {
     TempDir dir{"dump_graph_classifier"};
-    auto setup = tiny_setup();
+    auto setup = tiny_setup(16, 4, /*shuffle=*/true);
     Trainer trainer{setup.updater, {}, dir.str()};
     const Variable x{rensa::testing::make_array({1, 2, 3, 4, 5, 6}, Shape{2, 3}, Dtype::kFloat32)};
     const Variable t{rensa::testing::make_array({0, 1}, Shape{2}, Dtype::kInt32)};
@@ -76,7 +76,7 @@ TEST_CASE("DumpGraph: finds the loss of a Classifier without its hook", "[traini
     trainer.observation["main/loss"] = loss.array();
     DumpGraph dump{"main/loss"};
     dump(trainer);  // no initialize(): the root comes from the Classifier's `loss`
-    CHECK(read_text(dir.file("cg.dot")).find("SoftmaxCrossEntropy") != std::string::npos);
+    CHECK(read_file(dir.file("cg.dot")).find("SoftmaxCrossEntropy") != std::string::npos);
 }
 
 TEST_CASE("DumpGraph: rejects a root without a graph", "[training][extensions]") {
@@ -98,7 +98,7 @@ TEST_CASE("DumpGraph: does not dump again after a resume", "[training][extension
     TempDir dir{"dump_graph_resume"};
     DumpGraph first{"main/loss"};
     TriggerPtr trigger = first.default_trigger().get();
-    auto setup = tiny_setup();
+    auto setup = tiny_setup(16, 4, /*shuffle=*/true);
     Trainer trainer{setup.updater, {}, dir.str()};
     CHECK((*trigger)(trainer));
     CHECK_FALSE((*trigger)(trainer));
@@ -111,7 +111,7 @@ TEST_CASE("DumpGraph: does not dump again after a resume", "[training][extension
 
 TEST_CASE("DumpGraph: finds the root of any loss function through its hook", "[training][extensions]") {
     TempDir dir{"dump_graph_hook"};
-    auto setup = tiny_setup();
+    auto setup = tiny_setup(16, 4, /*shuffle=*/true);
     auto kept = std::make_shared<Variable>();
     // A loss function that is not a Classifier: mean of the squared logits, reported as "loss".
     auto predictor = setup.model->predictor;
@@ -121,13 +121,13 @@ TEST_CASE("DumpGraph: finds the root of any loss function through its hook", "[t
         report({{"loss", kept->array()}});
         return *kept;
     };
-    auto iterator = std::make_shared<iterators::SerialIterator>(rensa::testing::ext::tiny_dataset(8), 4);
+    auto iterator = std::make_shared<iterators::SerialIterator>(rensa::testing::tiny_dataset(8), 4);
     auto updater = std::make_shared<updaters::StandardUpdater>(
         iterator, setup.optimizer, updaters::StandardUpdaterOptions{.loss_func = loss_func});
     Trainer trainer{updater, {1, "iteration"}, dir.str()};
     trainer.extend(std::make_shared<DumpGraph>("loss"));
     trainer.run();
-    const std::string dot = read_text(dir.file("cg.dot"));
+    const std::string dot = read_file(dir.file("cg.dot"));
     INFO(dot);
     CHECK(dot.find("Sum") != std::string::npos);
     CHECK(dot.find("SoftmaxCrossEntropy") == std::string::npos);

@@ -11,8 +11,8 @@
 using namespace rensa;
 using namespace rensa::training;
 using namespace rensa::training::extensions;
-using rensa::testing::ext::FakeUpdater;
-using rensa::testing::ext::TempDir;
+using rensa::testing::FakeUpdater;
+using rensa::testing::TempDir;
 using rensa::testing::ext::tiny_sgd;
 
 namespace {

@@ -9,10 +9,10 @@
 using namespace rensa;
 using namespace rensa::training;
 using namespace rensa::training::extensions;
+using rensa::testing::FakeUpdater;
 using rensa::testing::make_array;
-using rensa::testing::ext::FakeUpdater;
+using rensa::testing::TempDir;
 using rensa::testing::ext::ObservationRecorder;
-using rensa::testing::ext::TempDir;
 using rensa::testing::ext::tiny_sgd;
 
 namespace {

@@ -14,10 +14,10 @@
 using namespace rensa;
 using namespace rensa::training;
 using namespace rensa::training::extensions;
-using rensa::testing::ext::FakeUpdater;
-using rensa::testing::ext::read_text;
-using rensa::testing::ext::scalar;
-using rensa::testing::ext::TempDir;
+using rensa::testing::FakeUpdater;
+using rensa::testing::read_file;
+using rensa::testing::scalar;
+using rensa::testing::TempDir;
 using rensa::testing::ext::tiny_sgd;
 
 namespace {
@@ -81,7 +81,7 @@ TEST_CASE("PlotReport: writes a well-formed SVG line chart", "[training][extensi
     trainer.extend(std::make_shared<PlotReport>(std::vector<std::string>{"main/loss", "main/accuracy"},
                                                 PlotReportOptions{.filename = "loss.svg", .marker = "o"}));
     trainer.run();
-    const std::string svg = read_text(dir.file("loss.svg"));
+    const std::string svg = read_file(dir.file("loss.svg"));
     CHECK(svg.rfind("<svg", 0) == 0);
     CHECK(svg.find("</svg>") != std::string::npos);
     CHECK(count_of(svg, "<polyline") == 2);  // one per key

@@ -1,14 +1,11 @@
 #pragma once
 // Helpers for the iterator tests: a dataset whose example i is the 0-d int64 array i
-// (optionally slow or failing at chosen indices), batch-to-index conversion, temporary
-// folders.
-
-#include <unistd.h>
+// (optionally slow or failing at chosen indices) and batch-to-index conversion; the
+// temporary folder comes from training_testing.h.
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <set>
@@ -17,6 +14,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "tests/training/training_testing.h"
 #include "training/dataset.h"
 #include "training/iterator.h"
 
@@ -63,25 +61,5 @@ inline std::vector<std::vector<int64_t>> take_batches(training::Iterator& it, in
     }
     return out;
 }
-
-// A fresh folder under the temp directory named after the pid and `name`, removed at scope exit.
-class TempDir {
-public:
-    explicit TempDir(const std::string& name)
-        : path_{std::filesystem::temp_directory_path() / ("rensa-it-" + std::to_string(::getpid()) + "-" + name)} {
-        std::filesystem::remove_all(path_);
-        std::filesystem::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    std::filesystem::path path_;
-};
 
 }  // namespace rensa::testing

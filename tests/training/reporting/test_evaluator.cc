@@ -5,7 +5,7 @@
 #include "links/connection/linear.h"
 #include "links/model/classifier.h"
 #include "tests/testing/testing.h"
-#include "tests/training/reporting/reporting_testing.h"
+#include "tests/training/training_testing.h"
 #include "training/datasets/tuple_dataset.h"
 #include "training/extensions/evaluator.h"
 #include "training/extensions/log_report.h"

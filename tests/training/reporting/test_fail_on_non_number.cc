@@ -6,7 +6,7 @@
 #include "links/connection/linear.h"
 #include "links/model/classifier.h"
 #include "optimizers/sgd.h"
-#include "tests/training/reporting/reporting_testing.h"
+#include "tests/training/training_testing.h"
 #include "training/extensions/fail_on_non_number.h"
 #include "training/trainer.h"
 

@@ -1,13 +1,11 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "serializers/npz.h"
-#include "tests/training/reporting/reporting_testing.h"
+#include "tests/training/training_testing.h"
 #include "training/extensions/log_report.h"
 #include "training/trainer.h"
 
@@ -15,6 +13,7 @@ namespace {
 
 using namespace rensa;
 using rensa::testing::FakeUpdater;
+using rensa::testing::read_file;
 using rensa::testing::scalar;
 using rensa::testing::TempDir;
 using training::Trainer;
@@ -22,13 +21,6 @@ using training::extensions::LogEntry;
 using training::extensions::LogReport;
 using training::extensions::LogReportOptions;
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in{path};
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::set<std::string> files_in(const fs::path& folder) {
     std::set<std::string> names;
@@ -66,7 +58,7 @@ TEST_CASE("LogReport: one entry per epoch with the means written as JSON like Ch
     CHECK(log[0].at("elapsed_time") >= 0.0);
 
     CHECK(files_in(dir.path()) == std::set<std::string>{"log"});  // no temporary file left
-    const std::string text = read_text(dir.path() / "log");
+    const std::string text = read_file(dir.path() / "log");
     CHECK(text.rfind("[\n    {\n        \"elapsed_time\": ", 0) == 0);  // json.dump(indent=4)
     const auto json = nlohmann::json::parse(text);
     REQUIRE(json.is_array());
@@ -104,8 +96,8 @@ TEST_CASE("LogReport: keys and an iteration trigger and postprocess and a filena
     CHECK(log[1].at("main/loss") == Approx(5.0));
     CHECK(log[1].at("iteration") == 6);
     CHECK(files_in(dir.path()) == std::set<std::string>{"log_3.json", "log_6.json"});
-    CHECK(nlohmann::json::parse(read_text(dir.path() / "log_3.json")).size() == 1);
-    const auto last = nlohmann::json::parse(read_text(dir.path() / "log_6.json"));
+    CHECK(nlohmann::json::parse(read_file(dir.path() / "log_3.json")).size() == 1);
+    const auto last = nlohmann::json::parse(read_file(dir.path() / "log_6.json"));
     REQUIRE(last.size() == 2);
     CHECK(last[1]["twice"].get<double>() == Approx(10.0));
 }
@@ -137,7 +129,7 @@ TEST_CASE("LogReport: the atomic write replaces the file and cleans up when it f
     const fs::path path = dir.path() / "log";
     write_file_atomically(path.string(), "first");
     write_file_atomically(path.string(), "second, longer");
-    CHECK(read_text(path) == "second, longer");
+    CHECK(read_file(path) == "second, longer");
     const auto permissions = fs::status(path).permissions();
     CHECK((permissions & fs::perms::others_read) != fs::perms::none);
     CHECK(files_in(dir.path()) == std::set<std::string>{"log"});

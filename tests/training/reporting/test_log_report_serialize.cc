@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "serializers/npz.h"
-#include "tests/training/reporting/reporting_testing.h"
+#include "tests/training/training_testing.h"
 #include "training/extensions/log_report.h"
 #include "training/trainer.h"
 

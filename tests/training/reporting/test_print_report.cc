@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "tests/training/reporting/reporting_testing.h"
+#include "tests/training/training_testing.h"
 #include "training/extensions/log_report.h"
 #include "training/extensions/print_report.h"
 #include "training/trainer.h"

@@ -2,7 +2,7 @@
 #include <limits>
 #include <sstream>
 
-#include "tests/training/reporting/reporting_testing.h"
+#include "tests/training/training_testing.h"
 #include "training/extensions/progress_bar.h"
 #include "training/trainer.h"
 

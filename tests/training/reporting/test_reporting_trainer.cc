@@ -8,7 +8,7 @@
 #include "links/model/classifier.h"
 #include "optimizers/sgd.h"
 #include "tests/testing/testing.h"
-#include "tests/training/reporting/reporting_testing.h"
+#include "tests/training/training_testing.h"
 #include "training/datasets/tuple_dataset.h"
 #include "training/extensions/evaluator.h"
 #include "training/extensions/fail_on_non_number.h"

@@ -1,13 +1,7 @@
 #pragma once
-// Helpers of the snapshot tests: a temporary folder, an updater that only counts, and a
+// Helpers of the snapshot tests, beyond the shared ones of training_testing.h: a
 // serializable object whose save can be made to fail halfway.
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,71 +9,9 @@
 #include "core/array.h"
 #include "core/error.h"
 #include "serializers/serializer.h"
-#include "training/updater.h"
+#include "tests/training/training_testing.h"
 
 namespace rensa::testing {
-
-// A unique folder under the system's temporary folder, removed with its contents.
-class SnapshotDir {
-public:
-    explicit SnapshotDir(const std::string& name)
-        : path_{std::filesystem::temp_directory_path() /
-                ("rensa_snapshot_" + std::to_string(::getpid()) + "_" + name)} {
-        std::filesystem::remove_all(path_);
-        std::filesystem::create_directories(path_);
-    }
-    ~SnapshotDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    SnapshotDir(const SnapshotDir&) = delete;
-    SnapshotDir& operator=(const SnapshotDir&) = delete;
-    const std::filesystem::path& path() const { return path_; }
-    std::string str() const { return path_.string(); }
-    // The names of the entries in the folder, sorted.
-    std::vector<std::string> names() const {
-        std::vector<std::string> out;
-        for (const auto& e : std::filesystem::directory_iterator{path_}) out.push_back(e.path().filename().string());
-        std::sort(out.begin(), out.end());
-        return out;
-    }
-
-private:
-    std::filesystem::path path_;
-};
-
-inline std::string read_bytes(const std::filesystem::path& path) {
-    std::ifstream in{path, std::ios::binary};
-    return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
-}
-
-// An updater without data or optimizers: update() counts, `per_epoch` iterations make an
-// epoch; serializes "iteration" like StandardUpdater.
-class CountingUpdater : public training::Updater {
-public:
-    explicit CountingUpdater(int64_t per_epoch = 10) : per_epoch_{per_epoch} {}
-    optimizers::Optimizer& get_optimizer(const std::string& name) override {
-        RENSA_THROW(KeyError, "CountingUpdater: no optimizer '", name, "'");
-    }
-    std::map<std::string, std::shared_ptr<optimizers::Optimizer>> get_all_optimizers() override { return {}; }
-    training::Iterator& get_iterator(const std::string& name) override {
-        RENSA_THROW(KeyError, "CountingUpdater: no iterator '", name, "'");
-    }
-    void update() override { ++iteration_; }
-    int64_t iteration() const override { return iteration_; }
-    int64_t epoch() const override { return iteration_ / per_epoch_; }
-    double epoch_detail() const override { return static_cast<double>(iteration_) / static_cast<double>(per_epoch_); }
-    std::optional<double> previous_epoch_detail() const override {
-        if (iteration_ == 0) return std::nullopt;
-        return static_cast<double>(iteration_ - 1) / static_cast<double>(per_epoch_);
-    }
-    bool is_new_epoch() const override { return iteration_ > 0 && iteration_ % per_epoch_ == 0; }
-    void serialize(const serializers::Serializer& s) override { s("iteration", iteration_); }
-
-private:
-    int64_t per_epoch_;
-    int64_t iteration_ = 0;
-};
 
 // A few arrays and a counter; saving throws after `fail_after` arrays when >= 0.
 struct Payload {

@@ -21,8 +21,8 @@
 using namespace rensa;
 using namespace rensa::training;
 using namespace rensa::training::extensions;
-using rensa::testing::CountingUpdater;
-using rensa::testing::SnapshotDir;
+using rensa::testing::FakeUpdater;
+using rensa::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -35,7 +35,7 @@ constexpr int64_t kArraySize = 1 << 15;  // 8 x 128 KiB of float32: a write take
     int status = 0;
     try {
         auto payload = testing::make_payload(kArrays, kArraySize, 1.f);
-        Trainer trainer{std::make_shared<CountingUpdater>(), {}, out};
+        Trainer trainer{std::make_shared<FakeUpdater>(10), {}, out};
         trainer.extend(make_extension([&](Trainer& t) { payload->count = t.updater().iteration(); },
                                       {.name = "count", .trigger = {1, "iteration"}}));
         trainer.extend(snapshot_object(payload, "snap_{.updater.iteration}", {.n_retains = 3, .compression = false}),
@@ -71,10 +71,9 @@ bool has_snapshot(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("snapshot crash in serialize keeps the previous snapshot intact", "[training][snapshot]") {
-    SnapshotDir dir{"crash_throw"};
+    TempDir dir{"crash_throw"};
     auto payload = testing::make_payload(4, 1000, 5.f);
-    auto trainer =
-        std::make_unique<Trainer>(std::make_shared<CountingUpdater>(), TriggerArg{5, "iteration"}, dir.str());
+    auto trainer = std::make_unique<Trainer>(std::make_shared<FakeUpdater>(10), TriggerArg{5, "iteration"}, dir.str());
     trainer->extend(snapshot_object(payload, "payload.npz"), {.trigger = {1, "iteration"}});
     trainer->extend(snapshot_object(payload, "payload_{.updater.iteration}"), {.trigger = {1, "iteration"}});
     // Iteration 2 makes serialize throw halfway, after two arrays were visited.
@@ -84,14 +83,14 @@ TEST_CASE("snapshot crash in serialize keeps the previous snapshot intact", "[tr
     std::string first_bytes;
     trainer->extend(make_extension(
         [&](Trainer& t) {
-            if (t.updater().iteration() == 1) first_bytes = testing::read_bytes(dir.path() / "payload.npz");
+            if (t.updater().iteration() == 1) first_bytes = testing::read_file(dir.path() / "payload.npz");
         },
         {.name = "read", .trigger = {1, "iteration"}, .priority = -200}));
     CHECK_THROWS_WITH(trainer->run(), Catch::Contains("failing on purpose"));
     // Iteration 1's snapshots are intact; iteration 2 left nothing, not even a temporary file.
     CHECK(dir.names() == std::vector<std::string>{"payload.npz", "payload_1"});
     REQUIRE_FALSE(first_bytes.empty());
-    CHECK(testing::read_bytes(dir.path() / "payload.npz") == first_bytes);
+    CHECK(testing::read_file(dir.path() / "payload.npz") == first_bytes);
     const auto reference = testing::make_payload(4, 1000, 5.f);
     auto loaded = testing::make_payload(4, 1000, 0.f);
     serializers::load_npz((dir.path() / "payload.npz").string(), *loaded);
@@ -106,7 +105,7 @@ TEST_CASE("snapshot killed mid-write leaves only complete snapshots and tmp file
     int complete = 0, partial = 0;
     for (int round = 0; round < 8; ++round) {
         INFO("round " << round);
-        SnapshotDir dir{"crash_kill_" + std::to_string(round)};
+        TempDir dir{"crash_kill_" + std::to_string(round)};
         const pid_t child = ::fork();
         REQUIRE(child >= 0);
         if (child == 0) write_snapshots_forever(dir.str());

@@ -11,15 +11,15 @@
 using namespace rensa;
 using namespace rensa::training;
 using namespace rensa::training::extensions;
-using rensa::testing::CountingUpdater;
-using rensa::testing::SnapshotDir;
+using rensa::testing::FakeUpdater;
+using rensa::testing::TempDir;
 
 namespace {
 
 struct Run {
-    std::shared_ptr<CountingUpdater> updater = std::make_shared<CountingUpdater>(4);
+    std::shared_ptr<FakeUpdater> updater = std::make_shared<FakeUpdater>(4);
     std::unique_ptr<Trainer> trainer;
-    Run(int64_t stop, const SnapshotDir& dir)
+    Run(int64_t stop, const TempDir& dir)
         : trainer{std::make_unique<Trainer>(updater, TriggerArg{stop, "iteration"}, dir.str())} {}
 };
 
@@ -35,7 +35,7 @@ TEST_CASE("snapshot extension defaults follow chainer", "[training][snapshot]") 
     CHECK(ext->options().filename == "snapshot_iter_{.updater.iteration}");
     CHECK(ext->options().n_retains == -1);
     CHECK_FALSE(ext->options().autoload);
-    SnapshotDir dir{"defaults"};
+    TempDir dir{"defaults"};
     Run run{8, dir};
     run.trainer->extend(ext);
     run.trainer->run();
@@ -44,7 +44,7 @@ TEST_CASE("snapshot extension defaults follow chainer", "[training][snapshot]") 
 }
 
 TEST_CASE("snapshot extension retains the newest n and loads into a trainer", "[training][snapshot]") {
-    SnapshotDir dir{"retain"};
+    TempDir dir{"retain"};
     {
         Run run{10, dir};
         run.trainer->extend(snapshot({.n_retains = 2}), {.trigger = {3, "iteration"}});
@@ -58,7 +58,7 @@ TEST_CASE("snapshot extension retains the newest n and loads into a trainer", "[
 }
 
 TEST_CASE("snapshot extension condition skips snapshots", "[training][snapshot]") {
-    SnapshotDir dir{"condition"};
+    TempDir dir{"condition"};
     int calls = 0;
     Run run{6, dir};
     run.trainer->extend(snapshot({.filename = "s_{.updater.iteration}_{.updater.epoch}",
@@ -70,7 +70,7 @@ TEST_CASE("snapshot extension condition skips snapshots", "[training][snapshot]"
 }
 
 TEST_CASE("snapshot extension autoload resumes from the newest snapshot", "[training][snapshot]") {
-    SnapshotDir dir{"autoload"};
+    TempDir dir{"autoload"};
     const auto options = SnapshotOptions{.autoload = true};
     {
         Run first{2, dir};  // nothing to load: starts at 0
@@ -92,7 +92,7 @@ TEST_CASE("snapshot extension autoload resumes from the newest snapshot", "[trai
 }
 
 TEST_CASE("snapshot_object saves and autoloads its target", "[training][snapshot]") {
-    SnapshotDir dir{"object"};
+    TempDir dir{"object"};
     auto payload = testing::make_payload(2, 5, 3.f);
     {
         Run run{8, dir};
@@ -117,7 +117,7 @@ TEST_CASE("snapshot_object saves and autoloads its target", "[training][snapshot
 
 TEST_CASE("snapshot extension snapshot_on_error saves the failing state", "[training][snapshot]") {
     for (const bool on_error : {false, true}) {
-        SnapshotDir dir{"on_error"};
+        TempDir dir{"on_error"};
         Run run{10, dir};
         run.trainer->extend(snapshot({.snapshot_on_error = on_error}), {.trigger = {100, "iteration"}});
         run.trainer->extend(make_extension(
@@ -131,7 +131,7 @@ TEST_CASE("snapshot extension snapshot_on_error saves the failing state", "[trai
 }
 
 TEST_CASE("snapshot extension filename_fn names the files", "[training][snapshot]") {
-    SnapshotDir dir{"filename_fn"};
+    TempDir dir{"filename_fn"};
     Run run{4, dir};
     run.trainer->extend(
         snapshot({.filename_fn = [](const Trainer& t) { return "custom_" + std::to_string(t.updater().iteration()); },

@@ -10,7 +10,7 @@
 using namespace rensa;
 using namespace rensa::training::extensions;
 namespace sd = rensa::training::extensions::detail;
-using rensa::testing::SnapshotDir;
+using rensa::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -80,7 +80,7 @@ TEST_CASE("snapshot filename rejects unknown fields and bad templates", "[traini
 }
 
 TEST_CASE("snapshot files are found by template oldest first", "[training][snapshot]") {
-    SnapshotDir dir{"find"};
+    TempDir dir{"find"};
     const fs::path d = dir.path();
     touch(d / "snapshot_iter_30", 30);
     touch(d / "snapshot_iter_10", 10);  // newer than iteration 30 (a resumed run wrote it later)
@@ -104,7 +104,7 @@ TEST_CASE("snapshot files are found by template oldest first", "[training][snaps
 }
 
 TEST_CASE("snapshot write is atomic and loads back", "[training][snapshot]") {
-    SnapshotDir dir{"write"};
+    TempDir dir{"write"};
     const auto saved = testing::make_payload(3, 100, 7.f);
     const SnapshotTarget save = [&](const serializers::Serializer& s) { saved->serialize(s); };
     sd::write_snapshot(save, dir.path() / "sub", "snap_1", true);
@@ -120,10 +120,10 @@ TEST_CASE("snapshot write is atomic and loads back", "[training][snapshot]") {
 }
 
 TEST_CASE("snapshot write failures leave the previous file and no temporary", "[training][snapshot]") {
-    SnapshotDir dir{"write_fail"};
+    TempDir dir{"write_fail"};
     const auto good = testing::make_payload(4, 64, 1.f);
     sd::write_snapshot([&](const serializers::Serializer& s) { good->serialize(s); }, dir.path(), "snap", false);
-    const std::string before = testing::read_bytes(dir.path() / "snap");
+    const std::string before = testing::read_file(dir.path() / "snap");
     // A target that throws halfway through its serialize.
     auto bad = testing::make_payload(4, 64, 2.f);
     bad->fail_after = 2;
@@ -131,7 +131,7 @@ TEST_CASE("snapshot write failures leave the previous file and no temporary", "[
         sd::write_snapshot([&](const serializers::Serializer& s) { bad->serialize(s); }, dir.path(), "snap", false),
         ValueError);
     CHECK(dir.names() == std::vector<std::string>{"snap"});
-    CHECK(testing::read_bytes(dir.path() / "snap") == before);
+    CHECK(testing::read_file(dir.path() / "snap") == before);
     // The final name taken by a folder: the rename fails, the temporary file is removed.
     fs::create_directory(dir.path() / "taken");
     fs::create_directory(dir.path() / "taken" / "inner");

@@ -23,7 +23,7 @@
 
 using namespace rensa;
 using namespace rensa::training;
-using rensa::testing::SnapshotDir;
+using rensa::testing::TempDir;
 
 namespace {
 
@@ -129,7 +129,7 @@ bool same_bytes(const Array& a, const Array& b) {
 }  // namespace
 
 TEST_CASE("snapshot resume matches an uninterrupted run bit for bit", "[training][snapshot]") {
-    SnapshotDir dir{"resume"};
+    TempDir dir{"resume"};
     // A: three epochs straight.
     Setup a{{3, "epoch"}, (dir.path() / "a").string()};
     a.trainer->run();

@@ -130,7 +130,7 @@ TEST_CASE("StandardUpdater serialize writes Chainer's keys", "[training][trainer
 }
 
 TEST_CASE("StandardUpdater save_npz and load_npz round trip", "[training][trainer]") {
-    rensa::testing::TrainerTempDir dir{"updater_round_trip"};
+    rensa::testing::TempDir dir{"updater_round_trip"};
     auto a = tiny_setup(10, 4, true, 1);
     for (int i = 0; i < 4; ++i) a.updater->update();
     serializers::save_npz(dir.file("u.npz"), *a.updater);

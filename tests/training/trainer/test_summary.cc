@@ -55,7 +55,7 @@ TEST_CASE("DictSummary means std and skipped non-scalars", "[training][trainer]"
 }
 
 TEST_CASE("DictSummary serialize round trip through npz", "[training][trainer]") {
-    rensa::testing::TrainerTempDir dir{"dict_summary"};
+    rensa::testing::TempDir dir{"dict_summary"};
     DictSummary a;
     a.add(std::map<std::string, double>{{"main/loss", 1.0}, {"validation/main/accuracy", 0.25}});
     a.add(std::map<std::string, double>{{"main/loss", 2.0}});

@@ -13,8 +13,8 @@ namespace {
 using namespace rensa;
 using namespace rensa::training;
 using rensa::testing::RecordingExtension;
+using rensa::testing::TempDir;
 using rensa::testing::tiny_setup;
-using rensa::testing::TrainerTempDir;
 
 // A StandardUpdater that logs its finalize into the test's event list.
 class LoggingUpdater final : public updaters::StandardUpdater {
@@ -33,7 +33,7 @@ private:
 }  // namespace
 
 TEST_CASE("Trainer runs until the epoch stop trigger fires", "[training][trainer]") {
-    TrainerTempDir dir{"stop_epoch"};
+    TempDir dir{"stop_epoch"};
     auto s = tiny_setup(10, 4);
     Trainer trainer{s.updater, {3, "epoch"}, dir.file("a/b")};
     trainer.run();
@@ -45,7 +45,7 @@ TEST_CASE("Trainer runs until the epoch stop trigger fires", "[training][trainer
 }
 
 TEST_CASE("Trainer calls extensions by priority with ties in the order added", "[training][trainer]") {
-    TrainerTempDir dir{"priority"};
+    TempDir dir{"priority"};
     std::vector<std::string> events;
     auto s = tiny_setup(8, 4);
     Trainer trainer{s.updater, {2, "iteration"}, dir.str()};
@@ -82,7 +82,7 @@ TEST_CASE("Trainer extend dedupes names and get_extension finds them", "[trainin
 }
 
 TEST_CASE("Trainer call_before_training runs once at iteration 0 after initialize", "[training][trainer]") {
-    TrainerTempDir dir{"before_training"};
+    TempDir dir{"before_training"};
     std::vector<std::string> events;
     auto s = tiny_setup(8, 4);
     Trainer trainer{s.updater, {3, "iteration"}, dir.str()};
@@ -100,7 +100,7 @@ TEST_CASE("Trainer call_before_training runs once at iteration 0 after initializ
 }
 
 TEST_CASE("Trainer calls on_error then finalize then rethrows", "[training][trainer]") {
-    TrainerTempDir dir{"on_error"};
+    TempDir dir{"on_error"};
     std::vector<std::string> events;
     auto s = tiny_setup(8, 4);
     auto updater = std::make_shared<LoggingUpdater>(s.iterator, s.optimizer, &events);
@@ -124,7 +124,7 @@ TEST_CASE("Trainer calls on_error then finalize then rethrows", "[training][trai
 }
 
 TEST_CASE("Trainer finalizes on a normal end and refuses a second run or extend", "[training][trainer]") {
-    TrainerTempDir dir{"second_run"};
+    TempDir dir{"second_run"};
     std::vector<std::string> events;
     auto s = tiny_setup(8, 4);
     auto updater = std::make_shared<LoggingUpdater>(s.iterator, s.optimizer, &events);
@@ -138,7 +138,7 @@ TEST_CASE("Trainer finalizes on a normal end and refuses a second run or extend"
 }
 
 TEST_CASE("Trainer elapsed_time grows during the run and freezes at the end", "[training][trainer]") {
-    TrainerTempDir dir{"elapsed"};
+    TempDir dir{"elapsed"};
     auto s = tiny_setup(8, 4);
     Trainer trainer{s.updater, {4, "iteration"}, dir.str()};
     std::vector<double> seen;
@@ -160,7 +160,7 @@ TEST_CASE("Trainer elapsed_time grows during the run and freezes at the end", "[
 }
 
 TEST_CASE("Trainer registers the model as observer main and fills observation", "[training][trainer]") {
-    TrainerTempDir dir{"observation"};
+    TempDir dir{"observation"};
     auto s = tiny_setup(8, 4);
     Trainer trainer{s.updater, {2, "iteration"}, dir.str()};
     std::vector<std::vector<std::string>> keys;
@@ -179,7 +179,7 @@ TEST_CASE("Trainer registers the model as observer main and fills observation", 
 }
 
 TEST_CASE("make_extension wraps a function with name trigger priority and hooks", "[training][trainer]") {
-    TrainerTempDir dir{"make_extension"};
+    TempDir dir{"make_extension"};
     std::vector<std::string> events;
     std::vector<int64_t> calls;
     auto ext = make_extension([&](Trainer& t) { calls.push_back(t.updater().iteration()); },
@@ -211,7 +211,7 @@ TEST_CASE("TriggerArg makes interval triggers and refuses bad units", "[training
 }
 
 TEST_CASE("Trainer without a stop trigger runs until an extension throws", "[training][trainer]") {
-    TrainerTempDir dir{"no_stop"};
+    TempDir dir{"no_stop"};
     auto s = tiny_setup(8, 4);
     Trainer trainer{s.updater, {}, dir.str()};
     REQUIRE(trainer.stop_trigger() != nullptr);
@@ -223,7 +223,7 @@ TEST_CASE("Trainer without a stop trigger runs until an extension throws", "[tra
 }
 
 TEST_CASE("Trainer run raises IOError when out cannot be created", "[training][trainer]") {
-    TrainerTempDir dir{"bad_out"};
+    TempDir dir{"bad_out"};
     {
         std::ofstream file{dir.file("plain_file")};
         file << "x";
@@ -238,7 +238,7 @@ TEST_CASE("Trainer run raises IOError when out cannot be created", "[training][t
 }
 
 TEST_CASE("Trainer keeps the loop exception when on_error or finalize throw", "[training][trainer]") {
-    TrainerTempDir dir{"handler_throws"};
+    TempDir dir{"handler_throws"};
     std::vector<std::string> events;
     auto s = tiny_setup(8, 4);
     Trainer trainer{s.updater, {5, "iteration"}, dir.str()};
@@ -257,7 +257,7 @@ TEST_CASE("Trainer keeps the loop exception when on_error or finalize throw", "[
 }
 
 TEST_CASE("Trainer rethrows a finalize error after a clean loop", "[training][trainer]") {
-    TrainerTempDir dir{"finalize_throws"};
+    TempDir dir{"finalize_throws"};
     auto s = tiny_setup(8, 4);
     Trainer trainer{s.updater, {2, "iteration"}, dir.str()};
     bool other_finalized = false;

@@ -9,8 +9,8 @@ namespace {
 using namespace rensa;
 using namespace rensa::training;
 using rensa::testing::RecordingExtension;
+using rensa::testing::TempDir;
 using rensa::testing::tiny_setup;
-using rensa::testing::TrainerTempDir;
 
 std::vector<float> weights(const rensa::testing::TinySetup& s) {
     return s.model->predictor->param("W").array().to_vector<float>();
@@ -19,7 +19,7 @@ std::vector<float> weights(const rensa::testing::TinySetup& s) {
 }  // namespace
 
 TEST_CASE("Trainer resumes from a snapshot at the saved iteration with consistent triggers", "[training][trainer]") {
-    TrainerTempDir dir{"resume"};
+    TempDir dir{"resume"};
     const std::string snapshot = dir.file("snapshot.npz");
     // 10 examples, batch 4 (shuffled): epochs end at iterations 3, 5, 8, 10, 13.
     // Uninterrupted reference run of 12 iterations.
@@ -65,7 +65,7 @@ TEST_CASE("Trainer resumes from a snapshot at the saved iteration with consisten
 }
 
 TEST_CASE("Trainer resumed at an epoch boundary does not fire the epoch trigger twice", "[training][trainer]") {
-    TrainerTempDir dir{"resume_boundary"};
+    TempDir dir{"resume_boundary"};
     const std::string snapshot = dir.file("snapshot.npz");
     auto a = tiny_setup(8, 4);
     Trainer first{a.updater, {2, "epoch"}, dir.file("a")};
@@ -86,7 +86,7 @@ TEST_CASE("Trainer resumed at an epoch boundary does not fire the epoch trigger 
 }
 
 TEST_CASE("Trainer load_npz of a snapshot missing an extension changes nothing", "[training][trainer]") {
-    TrainerTempDir dir{"resume_missing"};
+    TempDir dir{"resume_missing"};
     const std::string snapshot = dir.file("snapshot.npz");
     auto a = tiny_setup(8, 4);
     Trainer first{a.updater, {3, "iteration"}, dir.file("a")};

@@ -39,7 +39,7 @@ TEST_CASE("IntervalTrigger validates its arguments and reports its length", "[tr
 }
 
 TEST_CASE("IntervalTrigger serialize keeps the previous counters", "[training][triggers]") {
-    rensa::testing::TrainerTempDir dir{"interval_serialize"};
+    rensa::testing::TempDir dir{"interval_serialize"};
     auto updater = std::make_shared<rensa::testing::ScriptedUpdater>(4);
     Trainer trainer{updater, {}, dir.str()};
     IntervalTrigger a{1, "epoch"};
@@ -57,7 +57,7 @@ TEST_CASE("IntervalTrigger serialize keeps the previous counters", "[training][t
 
 TEST_CASE("ManualScheduleTrigger fires at the listed iterations and finishes", "[training][triggers]") {
     CHECK(firing_iterations(ManualScheduleTrigger::make({2, 5, 7}, "iteration"), 10, 10, 4) == V{2, 5, 7});
-    rensa::testing::TrainerTempDir dir{"manual"};
+    rensa::testing::TempDir dir{"manual"};
     auto updater = std::make_shared<rensa::testing::ScriptedUpdater>(4);
     Trainer trainer{updater, {}, dir.str()};
     ManualScheduleTrigger t{{1, 3}, "iteration"};
@@ -79,7 +79,7 @@ TEST_CASE("ManualScheduleTrigger fires at fractional epoch points", "[training][
 }
 
 TEST_CASE("ManualScheduleTrigger serialize round trip keeps finished and counters", "[training][triggers]") {
-    rensa::testing::TrainerTempDir dir{"manual_serialize"};
+    rensa::testing::TempDir dir{"manual_serialize"};
     auto updater = std::make_shared<rensa::testing::ScriptedUpdater>(4);
     Trainer trainer{updater, {}, dir.str()};
     ManualScheduleTrigger a{{2}, "iteration"};
@@ -95,7 +95,7 @@ TEST_CASE("ManualScheduleTrigger serialize round trip keeps finished and counter
 }
 
 TEST_CASE("An extension whose trigger is finished is not initialized", "[training][triggers]") {
-    rensa::testing::TrainerTempDir dir{"finished_init"};
+    rensa::testing::TempDir dir{"finished_init"};
     std::vector<std::string> events;
     auto updater = std::make_shared<rensa::testing::ScriptedUpdater>(4);
     Trainer trainer{updater, {3, "iteration"}, dir.str()};

@@ -14,12 +14,12 @@ using namespace rensa::training;
 using namespace rensa::training::triggers;
 using rensa::testing::RecordingExtension;
 using rensa::testing::ScriptedUpdater;
-using rensa::testing::TrainerTempDir;
+using rensa::testing::TempDir;
 using V = std::vector<int64_t>;
 
 // The iterations at which `trigger` fires while iteration i reports values[i - 1] as `key`.
 V fires(TriggerArg trigger, const std::string& key, const std::vector<double>& values, int64_t per_epoch = 2) {
-    TrainerTempDir dir{"value_fires"};
+    TempDir dir{"value_fires"};
     auto updater = std::make_shared<ScriptedUpdater>(per_epoch, [values, key](int64_t i) {
         return std::map<std::string, double>{{key, values[i - 1]}};
     });
@@ -52,7 +52,7 @@ TEST_CASE("BestValueTrigger raises KeyError when the key was never reported", "[
 }
 
 TEST_CASE("BestValueTrigger serialize round trip keeps best value summary and interval", "[training][triggers]") {
-    TrainerTempDir dir{"best_serialize"};
+    TempDir dir{"best_serialize"};
     auto updater = std::make_shared<ScriptedUpdater>(2, [](int64_t i) {
         return std::map<std::string, double>{{"loss", 10.0 - static_cast<double>(i)}};
     });
@@ -86,7 +86,7 @@ TEST_CASE("BestValueTrigger serialize round trip keeps best value summary and in
 }
 
 TEST_CASE("EarlyStoppingTrigger stops after patience checks without improvement", "[training][triggers]") {
-    TrainerTempDir dir{"early_stop"};
+    TempDir dir{"early_stop"};
     const std::vector<double> values = {5, 4, 4.5, 4.6, 3.0, 3.5, 3.6, 3.7, 1.0, 1.0, 1.0};
     auto updater = std::make_shared<ScriptedUpdater>(1, [values](int64_t i) {
         return std::map<std::string, double>{{"main/loss", values[i - 1]}};
@@ -102,7 +102,7 @@ TEST_CASE("EarlyStoppingTrigger stops after patience checks without improvement"
 }
 
 TEST_CASE("EarlyStoppingTrigger stops at max_trigger and maximizes accuracy in auto mode", "[training][triggers]") {
-    TrainerTempDir dir{"early_stop_max"};
+    TempDir dir{"early_stop_max"};
     auto updater = std::make_shared<ScriptedUpdater>(2, [](int64_t i) {
         return std::map<std::string, double>{{"validation/main/accuracy", 0.1 * static_cast<double>(i)}};
     });
@@ -119,7 +119,7 @@ TEST_CASE("EarlyStoppingTrigger stops at max_trigger and maximizes accuracy in a
 }
 
 TEST_CASE("EarlyStoppingTrigger ignores checks without the monitored key", "[training][triggers]") {
-    TrainerTempDir dir{"early_stop_missing"};
+    TempDir dir{"early_stop_missing"};
     auto updater = std::make_shared<ScriptedUpdater>(1, [](int64_t) {
         return std::map<std::string, double>{{"x", 1.0}};
     });
@@ -131,7 +131,7 @@ TEST_CASE("EarlyStoppingTrigger ignores checks without the monitored key", "[tra
 }
 
 TEST_CASE("OnceTrigger fires once and again after a resume only with call_on_resume", "[training][triggers]") {
-    TrainerTempDir dir{"once"};
+    TempDir dir{"once"};
     CHECK(rensa::testing::firing_iterations(OnceTrigger::make(), 4, 8, 4) == V{1});
     auto updater = std::make_shared<ScriptedUpdater>(2);
     Trainer trainer{updater, {}, dir.str()};
@@ -155,7 +155,7 @@ TEST_CASE("OnceTrigger fires once and again after a resume only with call_on_res
 }
 
 TEST_CASE("TimeTrigger fires at most once per call as elapsed time passes each period", "[training][triggers]") {
-    TrainerTempDir dir{"time"};
+    TempDir dir{"time"};
     auto updater = std::make_shared<ScriptedUpdater>(100);
     Trainer trainer{updater, {8, "iteration"}, dir.str()};
     auto rec = std::make_shared<RecordingExtension>("rec");
@@ -174,7 +174,7 @@ TEST_CASE("TimeTrigger fires at most once per call as elapsed time passes each p
 }
 
 TEST_CASE("TimeTrigger serialize keeps next_time", "[training][triggers]") {
-    TrainerTempDir dir{"time_serialize"};
+    TempDir dir{"time_serialize"};
     TimeTrigger a{2.5};
     serializers::save_npz(dir.file("t.npz"), a);
     CHECK(rensa::testing::saved_keys(a) == std::set<std::string>{"next_time"});
@@ -187,7 +187,7 @@ TEST_CASE("TimeTrigger serialize keeps next_time", "[training][triggers]") {
 }
 
 TEST_CASE("EarlyStoppingTrigger serialize keeps the patience count and best", "[training][triggers]") {
-    TrainerTempDir dir{"early_stop_serialize"};
+    TempDir dir{"early_stop_serialize"};
     const std::vector<double> values = {5, 4, 4.5, 4.6, 4.7, 4.8};
     auto make_updater = [&values] {
         return std::make_shared<ScriptedUpdater>(1, [values](int64_t i) {
