@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train format clean
+.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train bench-distributed format clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -36,11 +36,13 @@ test-fuzz: deps
 	cd build-fuzz && ./tests/fuzz/fuzz_npz -max_total_time=60 -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
 		corpus ../tests/fuzz/corpus
 
-# The main job: the mnist example (an MLP, Adam) on Fashion-MNIST for 3 epochs, with the
-# progress bar and the PrintReport table; writes result/ (log, loss.svg, accuracy.svg, a
-# snapshot) and fails unless the final test accuracy reaches 0.85.
+# The main job: the mnist example (an MLP, Adam) on Fashion-MNIST for 3 epochs, data
+# parallel on 2 MPI processes (examples/mnist/README.md), with the progress bar and the
+# PrintReport table from rank 0; writes result/ (log, loss.svg, accuracy.svg, a snapshot)
+# and fails unless the final test accuracy reaches 0.85. One OpenMP thread per process:
+# 2 processes on the 2 cores, not 4 threads fighting over them.
 demo: build
-	./build/examples/mnist --epoch 3 --out result --min-accuracy 0.85
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 mpiexec -n 2 ./build/examples/mnist --epoch 3 --out result --min-accuracy 0.85
 
 bench: build
 	./build/benchmarks/bench_core --benchmark_counters_tabular=true
@@ -56,6 +58,13 @@ bench-train: build
 	bash scripts/install-bench-deps.sh
 	.venv-bench/bin/python benchmarks/train_mlp/run.py --build build
 	.venv-bench/bin/python benchmarks/train_convnet/run.py --build build
+
+# All-reduce against raw MPI_Allreduce, and MLP training on 2 processes x 1 thread against
+# 1 x 1 and PyTorch DDP (benchmarks/README.md, "Distributed").
+bench-distributed: build
+	bash scripts/install-bench-deps.sh
+	cmake --build --preset default --target bench_allreduce train_mlp_distributed
+	.venv-bench/bin/python benchmarks/distributed/run.py --build build
 
 format:
 	git ls-files '*.h' '*.cc' '*.cu' '*.cuh' | xargs clang-format -i

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "autograd/function_node.h"
+#include "autograd/leaf_grad_hook.h"
 #include "autograd/variable.h"
 
 namespace rensa::detail {
@@ -23,6 +24,9 @@ struct BackpropConfig {
     const std::unordered_set<const VariableNode*>* grad_required = nullptr;
     // grad(): nodes whose grad is recorded when their creator is reached.
     std::unordered_map<const VariableNode*, Variable>* captured = nullptr;
+    // backward() with leaf-grad hooks registered: report each leaf as soon as its grad is
+    // final. See Note [Leaf gradient readiness] in autograd/leaf_grad_hook.h.
+    const std::vector<LeafGradHook>* leaf_hooks = nullptr;
 };
 
 class BackpropEngine {
@@ -33,7 +37,11 @@ public:
     void seed(const std::shared_ptr<VariableNode>& node, const Variable& grad) { accumulate(node, grad); }
     // Processes every scheduled function in rank order. See Note [Rank ordering].
     void run();
-    // backward(): gives each leaf that received a grad its accumulated grad.
+    // backward() with leaf hooks, after the seeds: counts the consumer slots of each leaf
+    // among the functions reachable from the scheduled ones.
+    void watch_leaves();
+    // backward(): gives each leaf that received a grad (and was not reported yet) its
+    // accumulated grad, and reports it to the leaf hooks when there are any.
     void set_leaf_grads();
     // grad(): removes and returns the accumulated grad of `node` (undefined when none).
     Variable take_grad(const VariableNode* node);
@@ -55,6 +63,8 @@ private:
     Variable pop_grad(const std::shared_ptr<VariableNode>& node);
     std::vector<Variable> pop_output_grads(const FunctionNode& function);
     void process(const std::shared_ptr<FunctionNode>& function);
+    void release_leaf_slots(const FunctionNode& function);
+    void complete_leaf(const VariableNode* leaf);
     std::vector<Variable> call_backward(FunctionNode& function, const std::vector<int>& targets,
                                         const std::vector<Variable>& grad_outputs);
 
@@ -63,6 +73,8 @@ private:
     std::unordered_set<const FunctionNode*> seen_;
     std::unordered_map<const VariableNode*, Entry> grads_;
     std::vector<std::shared_ptr<VariableNode>> leaves_;
+    // Leaf hooks only: the unprocessed consumer slots of each leaf still waiting.
+    std::unordered_map<const VariableNode*, int64_t> pending_slots_;
     uint64_t next_order_ = 0;
 };
 

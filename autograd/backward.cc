@@ -15,6 +15,7 @@
 #include "autograd/backprop_engine.h"
 #include "autograd/basic_math.h"
 #include "autograd/function_hook.h"
+#include "autograd/leaf_grad_hook.h"
 #include "autograd/modes.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
@@ -171,17 +172,58 @@ void BackpropEngine::run() {
         const std::shared_ptr<FunctionNode> function = std::move(heap_.back().function);
         heap_.pop_back();
         process(function);
+        if (!pending_slots_.empty()) release_leaf_slots(*function);
     }
 }
 
-void BackpropEngine::set_leaf_grads() {
-    for (const std::shared_ptr<VariableNode>& leaf : leaves_) {
-        Variable grad = take_grad(leaf.get());
-        const Variable var = leaf->get_variable_or_none();
-        if (!var.defined() || !grad.defined()) continue;
-        var.data_->grad = std::move(grad);
-        var.data_->loss_scale = config_.loss_scale;
+// See Note [Leaf gradient readiness]. Only inputs that need a grad can receive one, so the
+// walk follows those edges, as accumulate() does.
+void BackpropEngine::watch_leaves() {
+    std::vector<const FunctionNode*> stack;
+    std::unordered_set<const FunctionNode*> visited;
+    for (const Scheduled& s : heap_) {
+        if (visited.insert(s.function.get()).second) stack.push_back(s.function.get());
     }
+    while (!stack.empty()) {
+        const FunctionNode* function = stack.back();
+        stack.pop_back();
+        for (const std::shared_ptr<VariableNode>& x : function->inputs()) {
+            if (!needs_grad(*x)) continue;
+            if (const std::shared_ptr<FunctionNode>& creator = x->creator()) {
+                if (visited.insert(creator.get()).second) stack.push_back(creator.get());
+            } else {
+                ++pending_slots_[x.get()];
+            }
+        }
+    }
+}
+
+void BackpropEngine::release_leaf_slots(const FunctionNode& function) {
+    for (const std::shared_ptr<VariableNode>& x : function.inputs()) {
+        const auto it = pending_slots_.find(x.get());
+        if (it == pending_slots_.end() || --it->second > 0) continue;
+        pending_slots_.erase(it);
+        complete_leaf(x.get());
+    }
+}
+
+// Stores the leaf's grad in its variable and reports it (nothing when it received none).
+void BackpropEngine::complete_leaf(const VariableNode* leaf) {
+    const auto it = grads_.find(leaf);
+    if (it == grads_.end()) return;
+    const Variable var = it->second.node->get_variable_or_none();
+    Variable grad = std::move(it->second.grad);
+    grads_.erase(it);
+    if (!var.defined() || !grad.defined()) return;
+    var.data_->grad = std::move(grad);
+    var.data_->loss_scale = config_.loss_scale;
+    if (config_.leaf_hooks == nullptr) return;
+    for (const LeafGradHook& hook : *config_.leaf_hooks) hook(var);
+}
+
+void BackpropEngine::set_leaf_grads() {
+    pending_slots_.clear();  // the leaves still waiting have unreached consumers: report now
+    for (const std::shared_ptr<VariableNode>& leaf : leaves_) complete_leaf(leaf.get());
 }
 
 }  // namespace rensa::detail
@@ -221,12 +263,17 @@ void backward(const std::vector<Variable>& outputs, const std::vector<Variable>&
         }
     }
     ConfigScope<bool> mode{&Config::enable_backprop, options.enable_double_backprop};
-    detail::BackpropEngine engine({.retain_grad = options.retain_grad, .loss_scale = options.loss_scale});
+    // A copy: a hook may open or close scopes. Empty (no work) when no scope is active.
+    const std::vector<LeafGradHook> hooks = leaf_grad_hooks().empty() ? std::vector<LeafGradHook>{} : leaf_grad_hooks();
+    detail::BackpropEngine engine({.retain_grad = options.retain_grad,
+                                   .loss_scale = options.loss_scale,
+                                   .leaf_hooks = hooks.empty() ? nullptr : &hooks});
     for (size_t i = 0; i < outputs.size(); ++i) {
         if (!outputs[i].creator()) continue;
         const Variable& given = grad_outputs.empty() ? Variable{} : grad_outputs[i];
         engine.seed(outputs[i].node(), output_seed(outputs[i], given, options));
     }
+    if (!hooks.empty()) engine.watch_leaves();
     engine.run();
     engine.set_leaf_grads();
 }

@@ -13,6 +13,7 @@
 // its grad() is already set when the hook sees it. grad() (autograd/grad.h) calls no hooks.
 
 #include <functional>
+#include <vector>
 
 #include "autograd/variable.h"
 

@@ -110,6 +110,10 @@ public:
     links::Link& target() const;
     const std::shared_ptr<links::Link>& target_ptr() const { return target_; }
 
+    // The optimizer that owns the update rules: this one, or the one a decorator (the
+    // multi-node optimizer) wraps. What extensions inspect (observe_lr reads Adam's lr).
+    virtual const Optimizer& actual_optimizer() const { return *this; }
+
     // One update from the grads already in the target.
     virtual void update() = 0;
     // Chainer's update(lossfun, *args): loss = lossfun(args...), cleargrads, backward (with
@@ -123,8 +127,9 @@ public:
 
     int64_t t = 0;
     int64_t epoch = 0;
-    // Counts an epoch and runs the hooks' epoch handling (Chainer's new_epoch).
-    void new_epoch();
+    // Counts an epoch and runs the hooks' epoch handling (Chainer's new_epoch). Virtual so
+    // a decorator (distributed::MultiNodeOptimizer) forwards it to the optimizer it wraps.
+    virtual void new_epoch();
 
     Hyperparameter& hyperparam() { return *hyperparam_; }
     const Hyperparameter& hyperparam() const { return *hyperparam_; }
@@ -132,8 +137,9 @@ public:
 
     // Hooks run in the order added; `name` defaults to hook->name(); timing kAuto means the
     // hook's own. ValueError for a duplicate name.
-    void add_hook(std::shared_ptr<OptimizerHook> hook, std::string name = {}, HookTiming timing = HookTiming::kAuto);
-    void remove_hook(const std::string& name);
+    virtual void add_hook(std::shared_ptr<OptimizerHook> hook, std::string name = {},
+                          HookTiming timing = HookTiming::kAuto);
+    virtual void remove_hook(const std::string& name);
     // Runs the hooks of one timing (Chainer's call_hooks).
     void call_hooks(HookTiming timing);
 
@@ -141,8 +147,8 @@ public:
     // backward and the rules divide it out. scale=nullopt is dynamic: see Note [Dynamic loss
     // scaling] in optimizer.cc (a step whose grads hold Inf/NaN is skipped and halves the
     // scale); a given scale is static.
-    void loss_scaling(int64_t interval = 1000, std::optional<double> scale = std::nullopt);
-    std::optional<double> loss_scale() const { return loss_scale_; }
+    virtual void loss_scaling(int64_t interval = 1000, std::optional<double> scale = std::nullopt);
+    virtual std::optional<double> loss_scale() const { return loss_scale_; }
     // True when the grads of the target hold Inf or NaN (what loss scaling checks).
     bool grads_have_overflow() const;
 
@@ -152,7 +158,11 @@ public:
 
 protected:
     // cleargrads + backward with the loss scale (the part of update(lossfun) before update()).
-    void backward_loss(const Variable& loss);
+    // Virtual so a decorator can watch the backward (the multi-node optimizer's overlap).
+    virtual void backward_loss(const Variable& loss);
+    // For decorators: makes this optimizer's hyperparameters the same object as `inner`'s,
+    // so hyperparam().set("lr", x) on the decorator (LR-shift extensions) reaches `inner`.
+    void share_state_with(const Optimizer& inner) { hyperparam_ = inner.hyperparam_; }
     // Loss scaling bookkeeping; returns false when this step must be skipped (overflow).
     bool check_loss_scale();
 

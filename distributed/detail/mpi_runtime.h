@@ -67,7 +67,8 @@ struct CallSignature {
     Shape shape{};
     int64_t root = -1;  // -1: no root
     // Point-to-point operations (send/recv) involve two ranks: they are watched by the
-    // watchdog but take no sequence number and skip the debug check.
+    // watchdog but take no sequence number and skip the debug check. For them, set root to
+    // the peer's rank in the handle: the watchdog then ends the job when that peer exits.
     bool collective = true;
 };
 
@@ -80,7 +81,8 @@ public:
     CommHandle(const CommHandle&) = delete;
     CommHandle& operator=(const CommHandle&) = delete;
 
-    // MPI_Comm_split, collective on this handle.
+    // MPI_Comm_split, collective on this handle (a guarded "split"); nullptr on the ranks
+    // that pass color MPI_UNDEFINED.
     [[nodiscard]] std::shared_ptr<CommHandle> split(int color, int key);
     // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED): the ranks on this node.
     [[nodiscard]] std::shared_ptr<CommHandle> split_shared();
@@ -88,7 +90,9 @@ public:
     MPI_Comm comm() const { return comm_; }
     int rank() const { return rank_; }
     int size() const { return size_; }
-    int id() const { return id_; }  // same on every member (creation order)
+    // Same on every member, unique within a process: the MPI_MAX over the members of their
+    // count of handles created so far (see Note [Handle ids] in comm_handle.cc).
+    int id() const { return id_; }
     // The MPI_COMM_WORLD rank of each member, by rank in this handle.
     const std::vector<int>& world_ranks() const { return world_ranks_; }
 
@@ -103,17 +107,17 @@ private:
 
 // RAII around one operation on a handle, blocking or not (a non-blocking one keeps its
 // guard until wait()): several guards may be alive on one handle at once.
-// RAII around one blocking operation on a handle (collective or point to point): takes the
-// next sequence number, and in debug mode first checks `signature` against every rank's
-// (MpiError on every rank naming the disagreeing rank and both signatures); the watchdog
-// watches the operation until the guard is destroyed.
+// A collective takes the next sequence number (0, 1, 2, ... per handle), and in debug mode
+// first checks `signature` against every rank's (one MPI_Allgather; MpiError on every rank
+// naming the disagreeing rank and both signatures). The watchdog watches the operation
+// until the guard is destroyed. Construct guards in the same order on every rank.
 class OpGuard {
 public:
     OpGuard(CommHandle& handle, const CallSignature& signature);
     ~OpGuard();
     OpGuard(const OpGuard&) = delete;
     OpGuard& operator=(const OpGuard&) = delete;
-    int64_t sequence() const { return sequence_; }
+    int64_t sequence() const { return sequence_; }  // -1 for point to point
 
 private:
     CommHandle& handle_;

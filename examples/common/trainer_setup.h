@@ -72,12 +72,14 @@ inline void add_dataset_options(CLI::App& app, ClassifierArgs& args) {
 
 // Chainer's train_mnist.py extensions: Evaluator, snapshot, LogReport, PlotReport,
 // PrintReport, ProgressBar. Chainer also passes call_before_training=true to log the
-// untrained model as epoch 0; we leave that extra pass over the test set out.
+// untrained model as epoch 0; we leave that extra pass over the test set out. With
+// report = false (the non-root ranks of a multi-process run) only the evaluator is added.
 inline void add_classifier_extensions(rensa::training::Trainer& trainer,
                                       const std::shared_ptr<rensa::training::extensions::Evaluator>& evaluator,
-                                      const ClassifierArgs& args, int64_t epoch) {
+                                      const ClassifierArgs& args, int64_t epoch, bool report = true) {
     namespace extensions = rensa::training::extensions;
     trainer.extend(evaluator);
+    if (!report) return;
     // The computational graph of the loss as Graphviz DOT (result/cg.dot).
     trainer.extend(std::make_shared<extensions::DumpGraph>("main/loss"));
     const int64_t frequency = args.frequency == -1 ? epoch : std::max<int64_t>(1, args.frequency);
@@ -97,10 +99,10 @@ inline void add_classifier_extensions(rensa::training::Trainer& trainer,
     trainer.extend(std::make_shared<extensions::ProgressBar>());
 }
 
-// Prints the "main/accuracy" of one more pass of the evaluator over the test set; the exit
-// status: 1 when it is not finite or below min_accuracy, else 0.
+// Prints the "main/accuracy" of one more pass of the evaluator over the test set (when
+// `print`); the exit status: 1 when it is not finite or below min_accuracy, else 0.
 [[nodiscard]] inline int check_test_accuracy(const char* program, rensa::training::extensions::Evaluator& evaluator,
-                                             double min_accuracy) {
+                                             double min_accuracy, bool print = true) {
     const rensa::Observation result = evaluator.evaluate();
     double accuracy = std::nan("");
     for (const char* key : {"main/accuracy", "validation/main/accuracy"}) {
@@ -109,9 +111,11 @@ inline void add_classifier_extensions(rensa::training::Trainer& trainer,
             break;
         }
     }
-    std::cout << "test accuracy: " << std::fixed << std::setprecision(4) << accuracy << "\n";
+    if (print) std::cout << "test accuracy: " << std::fixed << std::setprecision(4) << accuracy << "\n";
     if (!std::isfinite(accuracy) || accuracy < min_accuracy) {
-        std::cerr << program << ": test accuracy " << accuracy << " is below --min-accuracy " << min_accuracy << "\n";
+        if (print)
+            std::cerr << program << ": test accuracy " << accuracy << " is below --min-accuracy " << min_accuracy
+                      << "\n";
         return 1;
     }
     return 0;

@@ -3,15 +3,24 @@
 // usual trainer extensions: Evaluator, DumpGraph, LogReport, PrintReport, ProgressBar, snapshot,
 // PlotReport, and --resume from a snapshot. Prints the final test accuracy and exits
 // non-zero when training fails (or the accuracy is below --min-accuracy).
+//
+// Data parallel as ChainerMN's train_mnist.py when built with MPI: the same program runs
+// alone or under `mpiexec -n N` (--communicator, default "flat"). Rank 0 loads the data
+// and scatters shuffled shards, gradients are averaged by a multi-node optimizer, the
+// evaluator reports the values over every shard, and rank 0 alone prints and writes files.
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "core/random.h"
+#include "examples/common/multi_node.h"
 #include "examples/common/trainer_setup.h"
 #include "functions/activation.h"
 #include "links/connection/linear.h"
@@ -58,6 +67,7 @@ public:
 struct Args : examples::ClassifierArgs {
     int64_t epoch = 20;
     int64_t unit = 1000;
+    std::string communicator = "flat";
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -65,6 +75,10 @@ void add_options(CLI::App& app, Args& args) {
     examples::add_snapshot_options(app, args);
     app.add_option("-u,--unit", args.unit, "Number of units")->check(CLI::PositiveNumber)->capture_default_str();
     examples::add_dataset_options(app, args);
+#ifdef RENSA_HAVE_DISTRIBUTED
+    app.add_option("--communicator", args.communicator, "Type of communicator (naive, flat, dummy)")
+        ->capture_default_str();
+#endif
 }
 
 // Images as flat float32 vectors of 784 values in [0, 1], labels int32.
@@ -72,32 +86,65 @@ std::pair<training::DatasetPtr, training::DatasetPtr> load_dataset(const std::st
     return name == "mnist" ? training::datasets::get_mnist() : training::datasets::get_fashion_mnist();
 }
 
-int run(const Args& args) {
-    rensa::seed(args.seed);
+// Rank 0 reads the data set (a failure there stops every rank with its message); every
+// rank gets its shard: the training set shuffled, the test set in order.
+std::pair<training::DatasetPtr, training::DatasetPtr> load_shards(const Args& args, const examples::MultiNode& mn) {
+    std::pair<training::DatasetPtr, training::DatasetPtr> data;
+    std::string error;
+    if (mn.is_root()) {
+        try {
+            data = load_dataset(args.dataset);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    if (error = mn.share_root_error(error); !error.empty()) {
+        throw std::runtime_error(mn.is_root() ? error : "rank 0 could not load the data set: " + error);
+    }
+    return {mn.scatter(data.first, true, args.seed), mn.scatter(data.second, false, args.seed)};
+}
+
+void print_header(const Args& args, const examples::MultiNode& mn) {
+    if (mn.size() > 1) {
+        std::cout << "# processes: " << mn.size() << " (communicator: " << args.communicator << ")\n";
+        // OpenMP reads its thread count at load time: too late to change it here.
+        if (std::getenv("OMP_NUM_THREADS") == nullptr) {
+            std::cout << "# note: OMP_NUM_THREADS is not set: each process runs one thread per core\n";
+        }
+    }
     std::cout << "# unit: " << args.unit << "\n# minibatch-size: " << args.batchsize << "\n# epoch: " << args.epoch
               << "\n# dataset: " << args.dataset << "\n\n";
+}
+
+int run(const Args& args) {
+    rensa::seed(args.seed);
+    const examples::MultiNode mn{args.communicator};
+    if (mn.is_root()) print_header(args, mn);
 
     // A Classifier computes the softmax cross entropy loss and the accuracy and reports them.
+    // The multi-node optimizer broadcasts rank 0's weights once the lazy Linears exist.
     auto model = std::make_shared<L::Classifier>(std::make_shared<MLP>(args.unit, 10));
-    auto optimizer = std::make_shared<rensa::optimizers::Adam>();
+    auto optimizer = mn.optimizer(std::make_shared<rensa::optimizers::Adam>());
     optimizer->setup(model);
 
-    const auto [train, test] = load_dataset(args.dataset);
+    // --batchsize is per process (ChainerMN's train_mnist.py): N processes see N x batchsize.
+    const auto [train, test] = load_shards(args, mn);
     auto train_iter = std::make_shared<training::iterators::SerialIterator>(train, args.batchsize);
     auto test_iter = std::make_shared<training::iterators::SerialIterator>(
         test, args.batchsize, training::iterators::SerialIteratorOptions{.repeat = false, .shuffle = false});
 
     auto updater = std::make_shared<training::updaters::StandardUpdater>(train_iter, optimizer);
     training::Trainer trainer{updater, {args.epoch, "epoch"}, args.out};
-    auto evaluator = std::make_shared<extensions::Evaluator>(test_iter, model);
+    auto evaluator = mn.evaluator(std::make_shared<extensions::Evaluator>(test_iter, model));
     // Evaluator, DumpGraph, snapshot, LogReport, PlotReport, PrintReport and ProgressBar as
-    // Chainer's train_mnist.py (examples/common/trainer_setup.h).
-    examples::add_classifier_extensions(trainer, evaluator, args, args.epoch);
+    // Chainer's train_mnist.py (examples/common/trainer_setup.h); only the evaluator off rank 0.
+    examples::add_classifier_extensions(trainer, evaluator, args, args.epoch, mn.is_root());
 
     if (!args.resume.empty()) rensa::serializers::load_npz(args.resume, trainer);
     trainer.run();
 
-    return examples::check_test_accuracy("mnist", *evaluator, args.min_accuracy);
+    // The global accuracy on every rank: all ranks exit with the same status.
+    return examples::check_test_accuracy("mnist", *evaluator, args.min_accuracy, mn.is_root());
 }
 
 }  // namespace

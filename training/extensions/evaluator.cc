@@ -5,20 +5,16 @@
 #include "autograd/modes.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
+#include "training/detail/evaluation.h"
 #include "training/detail/names.h"
 #include "training/summary.h"
 
-namespace rensa::training::extensions {
+namespace rensa::training::detail {
 
-namespace {
-
-// The target's forward, with Chainer's calling convention (one input: forward(x)).
 Variable call_target(links::Link& target, const std::vector<Variable>& inputs) {
     return inputs.size() == 1 ? target.forward(inputs[0]) : target.forward(inputs);
 }
 
-// The target "main" as observer "main", its descendants as "main/<path>" (Chainer's
-// add_observer + add_observers(namedlinks(skipself=True))).
 void register_targets(Reporter& reporter, const std::map<std::string, std::shared_ptr<links::Link>>& targets) {
     for (const auto& [name, target] : targets) {
         // The most-derived address: what a link's report(values, this) passes (as the Trainer).
@@ -31,7 +27,9 @@ void register_targets(Reporter& reporter, const std::map<std::string, std::share
     }
 }
 
-}  // namespace
+}  // namespace rensa::training::detail
+
+namespace rensa::training::extensions {
 
 Evaluator::Evaluator(IteratorPtr iterator, std::shared_ptr<links::Link> target, EvaluatorOptions options)
     : Evaluator(std::map<std::string, IteratorPtr>{{"main", std::move(iterator)}},
@@ -75,7 +73,7 @@ Observation Evaluator::evaluate() {
     ConfigScope<bool> eval_mode{&Config::train, false};  // the hook too, as Chainer
     if (options_.eval_hook) options_.eval_hook(*this);
     Reporter reporter;
-    register_targets(reporter, targets_);
+    detail::register_targets(reporter, targets_);
     iterator.reset();
     DictSummary summary;
     while (auto batch = iterator.next()) {
@@ -90,7 +88,7 @@ Observation Evaluator::evaluate() {
             if (options_.eval_func) {
                 options_.eval_func(inputs);
             } else {
-                (void)call_target(target, inputs);
+                (void)detail::call_target(target, inputs);
             }
         }
         summary.add(observation);  // each batch weighs the same, as Chainer's DictSummary

@@ -60,6 +60,7 @@ public:
     links::Link& get_target(const std::string& name = "main") const;
     std::map<std::string, IteratorPtr> get_all_iterators() const { return iterators_; }
     std::map<std::string, std::shared_ptr<links::Link>> get_all_targets() const { return targets_; }
+    const EvaluatorOptions& options() const { return options_; }
 
 protected:
     std::map<std::string, IteratorPtr> iterators_;

@@ -32,7 +32,8 @@ private:
 };
 
 // Chainer's optimizer.lr: Adam's is a property computed from alpha and t.
-double learning_rate(const optimizers::Optimizer& optimizer, const std::string& name) {
+double learning_rate(const optimizers::Optimizer& decorated, const std::string& name) {
+    const optimizers::Optimizer& optimizer = decorated.actual_optimizer();
     if (const auto* adam = dynamic_cast<const optimizers::Adam*>(&optimizer)) return adam->lr();
     RENSA_CHECK(optimizer.hyperparam().has("lr"), KeyError, "observe_lr: optimizer '", name,
                 "' has no hyperparameter 'lr'");

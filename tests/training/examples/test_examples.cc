@@ -94,11 +94,13 @@ struct RunResult {
     std::string output;  // stdout and stderr together
 };
 
-// Runs `program` from the examples folder with `args` in `cwd`; captures its output.
-RunResult run_example(const std::string& program, const std::string& args, const fs::path& cwd) {
+// Runs `program` from the examples folder with `args` in `cwd` (after `launcher`, e.g.
+// "mpiexec -n 2", when given); captures its output.
+RunResult run_example(const std::string& program, const std::string& args, const fs::path& cwd,
+                      const std::string& launcher = "") {
     const fs::path log = cwd / (program + ".out");
-    const std::string command = "cd '" + cwd.string() + "' && '" + examples_dir() + "/" + program + "' " + args +
-                                " > '" + log.string() + "' 2>&1";
+    const std::string command = "cd '" + cwd.string() + "' && " + launcher + " '" + examples_dir() + "/" + program +
+                                "' " + args + " > '" + log.string() + "' 2>&1";
     const int raw = std::system(command.c_str());
     std::ifstream in{log};
     std::stringstream text;
@@ -113,6 +115,21 @@ double read_value(const std::string& output, const std::string& label) {
         return std::stod(match[1]);
     }
     return std::nan("");
+}
+
+// "mpiexec" when it is on the PATH and the mnist program was built with MPI (its --help
+// lists --communicator); empty otherwise.
+std::string mpiexec_for_mnist(const fs::path& cwd) {
+    if (std::system("command -v mpiexec > /dev/null 2>&1") != 0) return "";
+    const RunResult help = run_example("mnist", "--help", cwd);
+    return help.output.find("--communicator") == std::string::npos ? "" : "mpiexec";
+}
+
+// How many times `needle` occurs in `text`.
+int count_of(const std::string& text, const std::string& needle) {
+    int count = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+    return count;
 }
 
 }  // namespace
@@ -212,4 +229,59 @@ TEST_CASE("custom_function example: passes its gradient checks and catches a wro
     INFO(bad.output);
     CHECK(bad.status == 1);
     CHECK(bad.output.find("[FAILED] check_backward(muladd)") != std::string::npos);
+}
+
+TEST_CASE("mnist example: trains data-parallel under mpiexec -n 2", "[training][examples]") {
+    TempDir tmp{"mnist_mpi"};
+    const std::string mpiexec = mpiexec_for_mnist(tmp.path());
+    if (mpiexec.empty()) {
+        WARN("skipped: no mpiexec on the PATH, or the mnist example was built without MPI");
+        return;
+    }
+    write_tiny_mnist(tmp.path() / "data");
+    ::setenv("RENSA_DATASET_ROOT", (tmp.path() / "data").c_str(), 1);
+    // One thread per process (2 processes may share 2 cores); a stuck rank fails within 60 s.
+    const std::string launcher = "OMP_NUM_THREADS=1 RENSA_WATCHDOG_TIMEOUT=60 " + mpiexec + " -n 2";
+    for (const std::string communicator : {"flat", "naive"}) {
+        DYNAMIC_SECTION("communicator " << communicator) {
+            const RunResult run =
+                run_example("mnist", "--epoch 2 --unit 64 --batchsize 50 --out result --communicator " + communicator,
+                            tmp.path(), launcher);
+            INFO(run.output);
+            REQUIRE(run.status == 0);
+            CHECK(run.output.find("# processes: 2") != std::string::npos);
+            // Rank 0 alone prints: one table header, one final accuracy.
+            CHECK(count_of(run.output, "validation/main/accuracy") == 1);
+            CHECK(count_of(run.output, "test accuracy:") == 1);
+            CHECK(read_value(run.output, "test accuracy:") >= 0.5);
+            const fs::path out = tmp.path() / "result";
+            CHECK(fs::exists(out / "log"));
+            CHECK(fs::exists(out / "snapshot_iter_6"));  // 150 examples per rank / 50 * 2 epochs
+            if (communicator == "flat") {
+                // Every rank resumes from rank 0's snapshot (the same weights and optimizer
+                // state everywhere; the shards have the same length).
+                const RunResult resumed = run_example(
+                    "mnist", "--epoch 3 --unit 64 --batchsize 50 --out result --resume result/snapshot_iter_6",
+                    tmp.path(), launcher);
+                INFO(resumed.output);
+                CHECK(resumed.status == 0);
+                CHECK(fs::exists(out / "snapshot_iter_9"));
+            }
+        }
+    }
+    SECTION("the global accuracy decides the exit status of every rank") {
+        const RunResult strict = run_example(
+            "mnist", "--epoch 1 --unit 16 --batchsize 100 --noplot --min-accuracy 1.01", tmp.path(), launcher);
+        INFO(strict.output);
+        CHECK(strict.status == 1);
+        CHECK(count_of(strict.output, "test accuracy:") == 1);
+    }
+    SECTION("a missing data set on rank 0 stops both ranks with its message") {
+        fs::create_directories(tmp.path() / "empty");
+        ::setenv("RENSA_DATASET_ROOT", (tmp.path() / "empty").c_str(), 1);
+        const RunResult missing = run_example("mnist", "--dataset mnist --epoch 1", tmp.path(), launcher);
+        INFO(missing.output);
+        CHECK(missing.status == 2);
+        CHECK(missing.output.find("train-images-idx3-ubyte") != std::string::npos);
+    }
 }

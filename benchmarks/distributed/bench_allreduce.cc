@@ -1,0 +1,173 @@
+// Communicator all-reduce against raw MPI_Allreduce in the same run (issue 7, "Speed"):
+// float32 messages of 1, 16 and 64 MiB on every rank, summed. The calls alternate
+// (raw, naive, flat, flat mean_grad, raw, ...) so load changes hit every side alike; each
+// figure is the median over the calls of the slowest rank's time, after a barrier.
+//   mpiexec -n 2 bench_allreduce [--sizes 1,16,64] [--json]
+// Prints a table (rank 0), or with --json one JSON line per size for benchmarks/distributed/run.py.
+//
+// Sides:
+//   mpi         MPI_Allreduce(MPI_IN_PLACE, float, MPI_SUM) on a dup of MPI_COMM_WORLD;
+//   naive       create_communicator("naive")->allreduce_inplace(buffer) (kSum);
+//   flat        create_communicator("flat")->allreduce_inplace(buffer) (kSum);
+//   mean_grad   create_communicator("flat")->multi_node_mean_grad(link): the same bytes as the
+//               gradients of a model shaped like the MLP 784-1000-1000-10 (six arrays), packed
+//               into one buffer, reduced, divided by the size and unpacked.
+// Bandwidth is the message size over the time (what the issue's MPICH figures quote).
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/array.h"
+#include "distributed/communicator.h"
+#include "links/chain.h"
+
+namespace {
+
+using rensa::Array;
+using rensa::Dtype;
+namespace dist = rensa::distributed;
+
+struct Args {
+    std::vector<int64_t> sizes_mib{1, 16, 64};
+    bool json = false;
+};
+
+Args parse_args(int argc, char** argv) {
+    Args args;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--json") {
+            args.json = true;
+        } else if (a == "--sizes" && i + 1 < argc) {
+            args.sizes_mib.clear();
+            std::stringstream list{argv[++i]};
+            for (std::string item; std::getline(list, item, ',');) args.sizes_mib.push_back(std::stoll(item));
+        }
+    }
+    return args;
+}
+
+// Calls per size: enough for a stable median, about a second of traffic per side.
+int calls_for(int64_t mib) { return mib <= 1 ? 200 : mib <= 16 ? 40 : 15; }
+
+// A link whose parameters have the MLP 784-1000-1000-10's proportions and `n` elements in
+// all, each with a zero grad (sums of zeros stay finite however often they are reduced).
+std::shared_ptr<rensa::links::Chain> model_like(int64_t n) {
+    const std::vector<std::pair<std::string, int64_t>> mlp{{"l1/W", 784000}, {"l1/b", 1000},  {"l2/W", 1000000},
+                                                           {"l2/b", 1000},   {"l3/W", 10000}, {"l3/b", 10}};
+    const int64_t total = 1796010;
+    auto link = std::make_shared<rensa::links::Chain>();
+    int64_t used = 0;
+    for (size_t i = 0; i < mlp.size(); ++i) {
+        std::string name = mlp[i].first;
+        std::replace(name.begin(), name.end(), '/', '_');
+        const int64_t count = i + 1 == mlp.size() ? n - used : std::max<int64_t>(1, mlp[i].second * n / total);
+        used += count;
+        const Array value = Array::empty({count}, Dtype::kFloat32);
+        value.fill(0.0f);
+        const auto& param = link->add_param(name, rensa::links::Parameter(value));
+        const Array grad = Array::empty({count}, Dtype::kFloat32);
+        grad.fill(0.0f);
+        param.set_grad(grad);
+    }
+    return link;
+}
+
+// Seconds of the slowest rank for one call of `op`, all ranks starting together.
+double time_call(MPI_Comm comm, const std::function<void()>& op) {
+    MPI_Barrier(comm);
+    const auto start = std::chrono::steady_clock::now();
+    op();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return seconds;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+struct Sides {
+    std::vector<std::string> names;
+    std::vector<std::function<void()>> ops;
+};
+
+Sides make_sides(MPI_Comm raw, const dist::CommunicatorPtr& naive, const dist::CommunicatorPtr& flat, int64_t n) {
+    const Array raw_buffer = Array::empty({n}, Dtype::kFloat32);
+    raw_buffer.fill(0.0f);
+    const Array naive_buffer = raw_buffer.copy();
+    const Array flat_buffer = raw_buffer.copy();
+    auto link = model_like(n);
+    Sides sides;
+    sides.names = {"mpi", "naive", "flat", "mean_grad"};
+    sides.ops.emplace_back([raw, raw_buffer, n] {
+        MPI_Allreduce(MPI_IN_PLACE, raw_buffer.raw_data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, raw);
+    });
+    sides.ops.emplace_back([naive, naive_buffer] { naive->allreduce_inplace(naive_buffer); });
+    sides.ops.emplace_back([flat, flat_buffer] { flat->allreduce_inplace(flat_buffer); });
+    sides.ops.emplace_back([flat, link] { flat->multi_node_mean_grad(*link); });
+    return sides;
+}
+
+// The median seconds of each side, calls alternating between the sides.
+std::vector<double> measure(MPI_Comm raw, const Sides& sides, int calls) {
+    for (const auto& op : sides.ops) op();  // warm up: buffers, MPI's internal state
+    std::vector<std::vector<double>> times(sides.ops.size());
+    for (int c = 0; c < calls; ++c) {
+        for (size_t s = 0; s < sides.ops.size(); ++s) times[s].push_back(time_call(raw, sides.ops[s]));
+    }
+    std::vector<double> medians;
+    for (auto& t : times) medians.push_back(median(t));
+    return medians;
+}
+
+void report(const Args& args, int size, int64_t mib, const Sides& sides, const std::vector<double>& seconds) {
+    const double bytes = static_cast<double>(mib) * 1024 * 1024;
+    if (args.json) {
+        std::printf("{\"size_mib\": %lld, \"processes\": %d", static_cast<long long>(mib), size);
+        for (size_t s = 0; s < sides.names.size(); ++s) {
+            std::printf(", \"%s_s\": %.6g, \"%s_gbps\": %.4f", sides.names[s].c_str(), seconds[s],
+                        sides.names[s].c_str(), bytes / seconds[s] / 1e9);
+        }
+        std::printf("}\n");
+    } else {
+        for (size_t s = 0; s < sides.names.size(); ++s) {
+            std::printf("%6lld MiB  %-10s %9.3f ms  %7.3f GB/s  ratio to mpi %.3f\n", static_cast<long long>(mib),
+                        sides.names[s].c_str(), seconds[s] * 1e3, bytes / seconds[s] / 1e9, seconds[0] / seconds[s]);
+        }
+    }
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Args args = parse_args(argc, argv);
+    // The communicators initialise MPI (Note [MPI lifetime]); the raw side gets its own dup.
+    const auto naive = dist::create_communicator("naive");
+    const auto flat = dist::create_communicator("flat");
+    MPI_Comm raw = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &raw);
+    if (naive->rank() == 0 && !args.json) {
+        std::printf("all-reduce of float32, %d processes, median of the slowest rank's time per call\n", naive->size());
+    }
+    for (const int64_t mib : args.sizes_mib) {
+        const Sides sides = make_sides(raw, naive, flat, mib * 1024 * 1024 / 4);
+        const std::vector<double> seconds = measure(raw, sides, calls_for(mib));
+        if (naive->rank() == 0) report(args, naive->size(), mib, sides, seconds);
+    }
+    MPI_Comm_free(&raw);
+    return 0;
+}

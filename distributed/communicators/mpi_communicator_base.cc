@@ -1,0 +1,300 @@
+#include "distributed/communicators/mpi_communicator_base.h"
+
+#include "core/ops/elementwise.h"
+#include "distributed/communicators/detail/array_codec.h"
+#include "distributed/communicators/detail/mpi_chunks.h"
+
+namespace rensa::distributed {
+namespace {
+
+using detail::CallSignature;
+using detail::OpGuard;
+
+detail::MpiReduce mpi_reduce(ReduceOp op) {
+    switch (op) {
+        case ReduceOp::kSum:
+        case ReduceOp::kMean:
+            return detail::MpiReduce::kSum;
+        case ReduceOp::kMax:
+            return detail::MpiReduce::kMax;
+        case ReduceOp::kMin:
+            return detail::MpiReduce::kMin;
+    }
+    return detail::MpiReduce::kSum;
+}
+
+void check_reducible(const Array& x, ReduceOp op, const char* name) {
+    RENSA_CHECK(x.defined(), ValueError, name, ": the array is undefined");
+    RENSA_CHECK(!(x.dtype() == Dtype::kBool && (op == ReduceOp::kSum || op == ReduceOp::kMean)), DtypeError, name, ": ",
+                to_string(op), " of bool arrays is not supported (use max or min, or cast to int)");
+}
+
+// buffer /= size in place: true division for floats, floor division for integers.
+void divide_inplace(const Array& buffer, int size) {
+    if (size == 1) return;
+    buffer.assign(is_float(buffer.dtype()) ? ops::divide(buffer, Scalar(static_cast<double>(size)))
+                                           : ops::floor_divide(buffer, Scalar(static_cast<int64_t>(size))));
+}
+
+// The non-blocking allreduce: one MPI_Iallreduce per chunk; the guard lives until finished.
+class MpiRequest : public Request {
+public:
+    MpiRequest(std::shared_ptr<detail::CommHandle> handle, Array buffer, ReduceOp op)
+        : handle_{std::move(handle)}, buffer_{std::move(buffer)}, op_{op} {
+        guard_ = std::make_unique<OpGuard>(
+            *handle_, CallSignature{.op = "iallreduce", .dtype = buffer_.dtype(), .shape = buffer_.shape()});
+        const MPI_Datatype type = detail::mpi_datatype(buffer_.dtype());
+        const MPI_Op mpi_op = detail::mpi_op(mpi_reduce(op), buffer_.dtype());
+        const int64_t step = detail::chunk_elements(buffer_.itemsize());
+        auto* bytes = static_cast<char*>(buffer_.raw_data());
+        for (int64_t begin = 0; begin < buffer_.size(); begin += step) {
+            const int n = static_cast<int>(std::min(step, buffer_.size() - begin));
+            requests_.push_back(MPI_REQUEST_NULL);
+            detail::check_mpi(MPI_Iallreduce(MPI_IN_PLACE, bytes + begin * buffer_.itemsize(), n, type, mpi_op,
+                                             handle_->comm(), &requests_.back()),
+                              "MPI_Iallreduce");
+        }
+    }
+    ~MpiRequest() override {
+        if (done_) return;
+        try {
+            wait();
+        } catch (const std::exception& e) {
+            detail::abort_job(std::string("iallreduce: ") + e.what());
+        }
+    }
+    void wait() override {
+        if (done_) return;
+        detail::check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
+                          "MPI_Waitall");
+        finish();
+    }
+    bool test() override {
+        if (done_) return true;
+        int flag = 0;
+        detail::check_mpi(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE),
+                          "MPI_Testall");
+        if (flag != 0) finish();
+        return done_;
+    }
+
+private:
+    void finish() {
+        done_ = true;
+        guard_.reset();
+        if (op_ == ReduceOp::kMean) divide_inplace(buffer_, handle_->size());
+    }
+    std::shared_ptr<detail::CommHandle> handle_;
+    Array buffer_;
+    ReduceOp op_;
+    std::unique_ptr<OpGuard> guard_;
+    std::vector<MPI_Request> requests_;
+    bool done_ = false;
+};
+
+std::vector<Array> decode_all(const std::vector<std::string>& blocks, Device device) {
+    std::vector<Array> out;
+    out.reserve(blocks.size());
+    for (const std::string& block : blocks) out.push_back(detail::decode_array(block).to_device(device));
+    return out;
+}
+
+}  // namespace
+
+MpiCommunicatorBase::MpiCommunicatorBase(std::shared_ptr<detail::CommHandle> handle, CommunicatorOptions options)
+    : handle_{std::move(handle)} {
+    options_ = options;
+    rank_ = handle_->rank();
+    size_ = handle_->size();
+    const auto intra = handle_->split_shared();
+    intra_rank_ = intra->rank();
+    intra_size_ = intra->size();
+    const auto inter = handle_->split(intra_rank_, rank_);
+    inter_rank_ = inter->rank();
+    inter_size_ = inter->size();
+}
+
+void MpiCommunicatorBase::check_rank(int r, const char* op, const char* what) const {
+    RENSA_CHECK(r >= 0 && r < size_, IndexError, op, ": ", what, " ", r, " is out of range for a communicator of size ",
+                size_);
+}
+
+void MpiCommunicatorBase::allreduce_raw(const Array& buffer, ReduceOp op, const Array& input) const {
+    detail::allreduce_chunked(handle_->comm(), input.defined() ? input.raw_data() : nullptr, buffer.raw_data(),
+                              buffer.size(), detail::mpi_datatype(buffer.dtype()), buffer.itemsize(),
+                              detail::mpi_op(mpi_reduce(op), buffer.dtype()));
+    if (op == ReduceOp::kMean) divide_inplace(buffer, size_);
+}
+
+Array MpiCommunicatorBase::allreduce(const Array& x, ReduceOp op) {
+    check_reducible(x, op, "allreduce");
+    OpGuard guard{*handle_, {.op = "allreduce", .dtype = x.dtype(), .shape = x.shape()}};
+    // Reduces from the input into a new array: no copy of x when it is contiguous and native.
+    const Array input = detail::host_contiguous(x);
+    const Array buffer = Array::empty(x.shape(), x.dtype(), Device::native());
+    allreduce_raw(buffer, op, input);
+    return buffer.to_device(x.device());
+}
+
+void MpiCommunicatorBase::allreduce_inplace(const Array& buffer, ReduceOp op) {
+    check_reducible(buffer, op, "allreduce_inplace");
+    RENSA_CHECK(buffer.device() == Device::native() && buffer.is_contiguous(), ValueError,
+                "allreduce_inplace: the buffer must be contiguous and native, got ", buffer.device(),
+                buffer.is_contiguous() ? " contiguous" : " non-contiguous");
+    OpGuard guard{*handle_, {.op = "allreduce_inplace", .dtype = buffer.dtype(), .shape = buffer.shape()}};
+    allreduce_raw(buffer, op);
+}
+
+std::unique_ptr<Request> MpiCommunicatorBase::iallreduce_inplace(const Array& buffer, ReduceOp op) {
+    check_reducible(buffer, op, "iallreduce_inplace");
+    RENSA_CHECK(buffer.device() == Device::native() && buffer.is_contiguous(), ValueError,
+                "iallreduce_inplace: the buffer must be contiguous and native, got ", buffer.device(),
+                buffer.is_contiguous() ? " contiguous" : " non-contiguous");
+    return std::make_unique<MpiRequest>(handle_, buffer, op);
+}
+
+Array MpiCommunicatorBase::bcast(const Array& x, int root) {
+    check_rank(root, "bcast", "root");
+    detail::ArrayHeader header{};
+    std::string root_error;
+    if (rank_ == root) {
+        try {
+            header = detail::make_header(x, "bcast");
+        } catch (const DimensionError& e) {
+            header[1] = -2;  // told to every rank below, so that none of them hangs
+            root_error = e.what();
+        }
+    }
+    OpGuard guard{*handle_, {.op = "bcast", .root = root}};
+    detail::check_mpi(MPI_Bcast(header.data(), static_cast<int>(header.size()), MPI_INT64_T, root, handle_->comm()),
+                      "MPI_Bcast");
+    RENSA_CHECK(header[1] != -1, ValueError, "bcast: the root (rank ", root, ") passed an undefined array");
+    RENSA_CHECK(header[1] != -2, DimensionError,
+                root_error.empty() ? rensa::detail::concat("bcast: the root (rank ", root, ") passed an array of over ",
+                                                           detail::kMaxHeaderDims, " dimensions")
+                                   : root_error);
+    const Array data = rank_ == root ? detail::host_contiguous(x) : detail::empty_from_header(header);
+    detail::bcast_chunked(handle_->comm(), data.raw_data(), data.nbytes(), root);
+    if (rank_ == root) return x.copy();
+    return data.to_device(x.defined() ? x.device() : default_device());
+}
+
+std::vector<Array> MpiCommunicatorBase::gather(const Array& x, int root) {
+    check_rank(root, "gather", "root");
+    const std::string block = detail::encode_array(x, "gather");
+    OpGuard guard{*handle_, {.op = "gather", .root = root}};
+    return decode_all(detail::gather_bytes(handle_->comm(), block, root), x.device());
+}
+
+std::vector<Array> MpiCommunicatorBase::allgather(const Array& x) {
+    const std::string block = detail::encode_array(x, "allgather");
+    OpGuard guard{*handle_, {.op = "allgather"}};
+    return decode_all(detail::allgather_bytes(handle_->comm(), block), x.device());
+}
+
+Array MpiCommunicatorBase::scatter(const std::vector<Array>& xs, int root) {
+    check_rank(root, "scatter", "root");
+    // The root encodes first and tells every rank whether its input is good (count -1 when
+    // an array cannot be sent), so that bad input raises everywhere instead of hanging.
+    int64_t count = rank_ == root ? static_cast<int64_t>(xs.size()) : 0;
+    std::vector<std::string> blocks;
+    std::string root_error;
+    if (rank_ == root && count == size_) {
+        try {
+            for (const Array& x : xs) blocks.push_back(detail::encode_array(x, "scatter"));
+        } catch (const Error& e) {
+            count = -1;
+            root_error = e.what();
+        }
+    }
+    OpGuard guard{*handle_, {.op = "scatter", .root = root}};
+    detail::check_mpi(MPI_Bcast(&count, 1, MPI_INT64_T, root, handle_->comm()), "MPI_Bcast");
+    RENSA_CHECK(count != -1, ValueError,
+                root_error.empty() ? rensa::detail::concat("scatter: the root (rank ", root, ") passed a bad array")
+                                   : root_error);
+    RENSA_CHECK(count == size_, ValueError, "scatter: the root (rank ", root, ") passed ", count,
+                " arrays but the communicator has ", size_, " ranks");
+    const Array out = detail::decode_array(detail::scatter_bytes(handle_->comm(), blocks, root));
+    return rank_ == root ? out.to_device(xs[static_cast<size_t>(rank_)].device()) : out.to_device(default_device());
+}
+
+std::vector<Array> MpiCommunicatorBase::alltoall(const std::vector<Array>& xs) {
+    OpGuard guard{*handle_, {.op = "alltoall"}};
+    // Agree on the input's validity first, so that every rank raises together.
+    int bad_rank = static_cast<int64_t>(xs.size()) == size_ ? size_ : rank_;
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &bad_rank, 1, MPI_INT, MPI_MIN, handle_->comm()), "MPI_Allreduce");
+    RENSA_CHECK(bad_rank == size_, ValueError, "alltoall: rank ", bad_rank,
+                " did not pass one array per rank (the communicator has ", size_, " ranks",
+                bad_rank == rank_ ? rensa::detail::concat("; rank ", rank_, " passed ", xs.size()) : std::string(),
+                ")");
+    std::vector<std::string> blocks;
+    for (const Array& x : xs) blocks.push_back(detail::encode_array(x, "alltoall"));
+    return decode_all(detail::alltoall_bytes(handle_->comm(), blocks), xs.empty() ? default_device() : xs[0].device());
+}
+
+void MpiCommunicatorBase::send(const Array& x, int dest, int tag) {
+    check_rank(dest, "send", "dest");
+    const detail::ArrayHeader header = detail::make_header(x, "send");
+    RENSA_CHECK(header[1] >= 0, ValueError, "send: the array is undefined");
+    const Array data = detail::host_contiguous(x);
+    OpGuard guard{*handle_, {.op = "send", .dtype = x.dtype(), .shape = x.shape(), .root = dest, .collective = false}};
+    detail::check_mpi(MPI_Send(header.data(), static_cast<int>(header.size()), MPI_INT64_T, dest, tag, handle_->comm()),
+                      "MPI_Send");
+    detail::send_chunked(handle_->comm(), data.raw_data(), data.nbytes(), dest, tag);
+}
+
+Array MpiCommunicatorBase::recv(int source, int tag) {
+    check_rank(source, "recv", "source");
+    OpGuard guard{*handle_, {.op = "recv", .root = source, .collective = false}};
+    detail::ArrayHeader header{};
+    detail::check_mpi(MPI_Recv(header.data(), static_cast<int>(header.size()), MPI_INT64_T, source, tag,
+                               handle_->comm(), MPI_STATUS_IGNORE),
+                      "MPI_Recv");
+    const Array data = detail::empty_from_header(header);
+    detail::recv_chunked(handle_->comm(), data.raw_data(), data.nbytes(), source, tag);
+    return data.to_device(default_device());
+}
+
+CommunicatorPtr MpiCommunicatorBase::split(int color, int key) { return make_same_kind(handle_->split(color, key)); }
+
+std::string MpiCommunicatorBase::bcast_obj(const std::string& obj, int root) {
+    check_rank(root, "bcast_obj", "root");
+    OpGuard guard{*handle_, {.op = "bcast_obj", .root = root}};
+    return detail::bcast_bytes(handle_->comm(), obj, root);
+}
+
+std::vector<std::string> MpiCommunicatorBase::gather_obj(const std::string& obj, int root) {
+    check_rank(root, "gather_obj", "root");
+    OpGuard guard{*handle_, {.op = "gather_obj", .root = root}};
+    return detail::gather_bytes(handle_->comm(), obj, root);
+}
+
+std::vector<std::string> MpiCommunicatorBase::allgather_obj(const std::string& obj) {
+    OpGuard guard{*handle_, {.op = "allgather_obj"}};
+    return detail::allgather_bytes(handle_->comm(), obj);
+}
+
+void MpiCommunicatorBase::send_obj(const std::string& obj, int dest, int tag) {
+    check_rank(dest, "send_obj", "dest");
+    OpGuard guard{*handle_, {.op = "send_obj", .root = dest, .collective = false}};
+    int64_t n = static_cast<int64_t>(obj.size());
+    detail::check_mpi(MPI_Send(&n, 1, MPI_INT64_T, dest, tag, handle_->comm()), "MPI_Send");
+    detail::send_chunked(handle_->comm(), obj.data(), n, dest, tag);
+}
+
+std::string MpiCommunicatorBase::recv_obj(int source, int tag) {
+    check_rank(source, "recv_obj", "source");
+    OpGuard guard{*handle_, {.op = "recv_obj", .root = source, .collective = false}};
+    int64_t n = 0;
+    detail::check_mpi(MPI_Recv(&n, 1, MPI_INT64_T, source, tag, handle_->comm(), MPI_STATUS_IGNORE), "MPI_Recv");
+    std::string obj(static_cast<size_t>(n), '\0');
+    detail::recv_chunked(handle_->comm(), obj.data(), n, source, tag);
+    return obj;
+}
+
+void MpiCommunicatorBase::barrier() {
+    OpGuard guard{*handle_, {.op = "barrier"}};
+    detail::check_mpi(MPI_Barrier(handle_->comm()), "MPI_Barrier");
+}
+
+}  // namespace rensa::distributed

@@ -1,0 +1,160 @@
+// CommHandle and OpGuard. See Note [Collective order] and Note [Handle ids].
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <sstream>
+
+#include "distributed/communicator.h"
+#include "distributed/detail/mpi_runtime.h"
+#include "distributed/detail/runtime_internal.h"
+#include "distributed/detail/watchdog.h"
+
+namespace rensa::distributed::detail {
+namespace {
+
+// Note [Handle ids]: every process counts the handles it creates. A new handle's id is the MPI_MAX
+// of its members' counters (one MPI_Allreduce on the new communicator), and each member moves its
+// counter past it. So ids agree on every member and never repeat within a process: a rank that
+// hears "handle 3" from another member finds the same communicator.
+std::atomic<int> next_handle_id{0};
+
+int agree_on_id(MPI_Comm comm) {
+    int mine = next_handle_id.load(), agreed = 0;
+    check_mpi(MPI_Allreduce(&mine, &agreed, 1, MPI_INT, MPI_MAX, comm), "CommHandle: id agreement");
+    int expected = mine;
+    while (expected <= agreed && !next_handle_id.compare_exchange_weak(expected, agreed + 1)) {
+    }
+    return agreed;
+}
+
+// The fixed-size encoding of a signature compared across ranks in debug mode.
+struct Encoded {
+    static constexpr int kMaxDims = 16;
+    char op[32];
+    int64_t dtype, ndim, root, shape[kMaxDims];
+};
+
+Encoded encode(const CallSignature& signature) {
+    Encoded e{};
+    std::strncpy(e.op, signature.op.c_str(), sizeof e.op - 1);
+    e.dtype = static_cast<int64_t>(signature.dtype);
+    e.ndim = signature.shape.size();
+    e.root = signature.root;
+    for (int i = 0; i < std::min<int>(signature.shape.size(), Encoded::kMaxDims); ++i) e.shape[i] = signature.shape[i];
+    return e;
+}
+
+CallSignature decode(const Encoded& e) {
+    CallSignature s;
+    s.op = std::string(e.op, strnlen(e.op, sizeof e.op));
+    s.dtype = static_cast<Dtype>(e.dtype);
+    for (int i = 0; i < std::min<int64_t>(e.ndim, Encoded::kMaxDims); ++i) s.shape.push_back(e.shape[i]);
+    s.root = e.root;
+    return s;
+}
+
+bool same(const Encoded& a, const Encoded& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Debug mode: one MPI_Allgather of every rank's encoded signature; on a difference every rank
+// throws the same message (first rank differing from rank 0).
+void check_signatures(const CommHandle& handle, int64_t seq, const CallSignature& signature) {
+    const Encoded mine = encode(signature);
+    std::vector<Encoded> all(static_cast<size_t>(handle.size()));
+    check_mpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, handle.comm()),
+              "debug signature check");
+    for (int r = 1; r < handle.size(); ++r) {
+        if (same(all[0], all[static_cast<size_t>(r)])) continue;
+        RENSA_THROW(distributed::MpiError, all[0].op, " #", seq, " on communicator ", handle.id(), ": rank ", r,
+                    " called ", describe(decode(all[static_cast<size_t>(r)])), " but rank 0 called ",
+                    describe(decode(all[0])));
+    }
+}
+
+std::vector<int> translate_to_world(MPI_Comm comm, int size) {
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    check_mpi(MPI_Comm_group(comm, &group), "MPI_Comm_group");
+    check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
+    std::vector<int> ranks(static_cast<size_t>(size)), out(static_cast<size_t>(size));
+    for (int i = 0; i < size; ++i) ranks[static_cast<size_t>(i)] = i;
+    const int status = MPI_Group_translate_ranks(group, size, ranks.data(), world, out.data());
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+    check_mpi(status, "MPI_Group_translate_ranks");
+    return out;
+}
+
+}  // namespace
+
+std::string describe(const CallSignature& signature) {
+    std::ostringstream os;
+    os << signature.op << "(" << signature.dtype << ", " << signature.shape;
+    if (signature.root >= 0) os << ", root=" << signature.root;
+    os << ")";
+    return os.str();
+}
+
+CommHandle::CommHandle(MPI_Comm comm, int id) : comm_(comm), id_(id) {
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    world_ranks_ = translate_to_world(comm_, size_);
+    watchdog::register_handle(id_, world_ranks_);
+}
+
+CommHandle::~CommHandle() {
+    watchdog::retire_handle(id_);
+    // After MPI_Finalize (handles kept alive by static objects) there is nothing to free.
+    if (mpi_alive()) MPI_Comm_free(&comm_);
+}
+
+std::shared_ptr<CommHandle> CommHandle::create_world() {
+    ensure_initialized();
+    MPI_Comm comm = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "CommHandle::create_world: MPI_Comm_dup");
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int id = agree_on_id(comm);
+    return std::shared_ptr<CommHandle>(new CommHandle(comm, id));
+}
+
+std::shared_ptr<CommHandle> CommHandle::split(int color, int key) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    {
+        const OpGuard guard(*this, {.op = "split"});
+        check_mpi(MPI_Comm_split(comm_, color, key, &comm), "CommHandle::split: MPI_Comm_split");
+    }
+    if (comm == MPI_COMM_NULL) return nullptr;  // color MPI_UNDEFINED
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int id = agree_on_id(comm);
+    return std::shared_ptr<CommHandle>(new CommHandle(comm, id));
+}
+
+std::shared_ptr<CommHandle> CommHandle::split_shared() {
+    MPI_Comm comm = MPI_COMM_NULL;
+    {
+        const OpGuard guard(*this, {.op = "split_shared"});
+        check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &comm),
+                  "CommHandle::split_shared: MPI_Comm_split_type");
+    }
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int id = agree_on_id(comm);
+    return std::shared_ptr<CommHandle>(new CommHandle(comm, id));
+}
+
+OpGuard::OpGuard(CommHandle& handle, const CallSignature& signature) : handle_(handle), sequence_(-1) {
+    if (signature.collective) {
+        sequence_ = handle_.entered_.fetch_add(1, std::memory_order_relaxed);
+        watchdog::check_exited(handle_.id(), sequence_, signature);
+    }
+    watchdog::begin_op(handle_.id(), this, sequence_, signature);
+    if (!signature.collective || !debug_enabled() || handle_.size() == 1) return;
+    try {
+        check_signatures(handle_, sequence_, signature);
+    } catch (...) {
+        watchdog::end_op(handle_.id(), this);
+        throw;
+    }
+}
+
+OpGuard::~OpGuard() { watchdog::end_op(handle_.id(), this); }
+
+}  // namespace rensa::distributed::detail
