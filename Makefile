@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train bench-distributed format clean
+.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train bench-distributed bench-python format clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -65,6 +65,13 @@ bench-distributed: build
 	bash scripts/install-bench-deps.sh
 	cmake --build --preset default --target bench_allreduce train_mlp_distributed
 	.venv-bench/bin/python benchmarks/distributed/run.py --build build
+
+# The Python bindings against PyTorch: call overhead, a batch-1 step, Trainer throughput
+# (benchmarks/README.md, "Python").
+bench-python: build
+	bash scripts/install-bench-deps.sh
+	cmake --build --preset default --target rensa_python train_mlp
+	.venv-bench/bin/python benchmarks/python/run.py --build build
 
 format:
 	git ls-files '*.h' '*.cc' '*.cu' '*.cuh' | xargs clang-format -i

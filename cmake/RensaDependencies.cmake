@@ -19,13 +19,16 @@ endif()
 # --- Python: prefer the project's .venv ---------------------------------------------
 set(RENSA_PYTHON_FOUND OFF)
 if(RENSA_WITH_PYTHON)
-  if(EXISTS ${PROJECT_SOURCE_DIR}/.venv/bin/python)
+  if(NOT Python_EXECUTABLE AND EXISTS ${PROJECT_SOURCE_DIR}/.venv/bin/python)  # pip install . sets its own
     set(Python_EXECUTABLE ${PROJECT_SOURCE_DIR}/.venv/bin/python)
   endif()
   find_package(Python 3.9 COMPONENTS Interpreter Development.Module QUIET)
   if(Python_FOUND)
-    execute_process(COMMAND ${Python_EXECUTABLE} -m pybind11 --cmakedir OUTPUT_VARIABLE _pybind11_dir
-                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    set(_pybind11_dir ${pybind11_DIR})
+    if(NOT _pybind11_dir)
+      execute_process(COMMAND ${Python_EXECUTABLE} -m pybind11 --cmakedir OUTPUT_VARIABLE _pybind11_dir
+                      OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    endif()
     if(_pybind11_dir)
       set(pybind11_DIR ${_pybind11_dir})
       find_package(pybind11 3 CONFIG QUIET)

@@ -1,0 +1,136 @@
+"""config, global_config, using_config (chainer.configuration).
+
+``train``, ``enable_backprop`` and ``debug`` live in rensa's native thread-local
+Config (C++ functions read them); every other entry (``dtype``, ``type_check``,
+``use_cudnn``, ...) is kept here in Python, as Chainer keeps all of them.
+"""
+import contextlib
+import sys
+import threading
+
+import numpy
+
+from rensa import _core
+
+__all__ = ['config', 'global_config', 'using_config', 'GlobalConfig', 'LocalConfig']
+
+_NATIVE = frozenset(_core._config_names)
+
+
+class GlobalConfig(object):
+    """The defaults every thread's config starts from (chainer.global_config)."""
+
+    def __init__(self, name='global'):
+        object.__setattr__(self, 'name', name)
+
+    def __getattr__(self, key):
+        if key in _NATIVE:
+            return _core._config_get(key, True)
+        raise AttributeError('config has no entry "{}"'.format(key))
+
+    def __setattr__(self, key, value):
+        if key in _NATIVE:
+            _core._config_set(key, bool(value), True)
+        else:
+            object.__setattr__(self, key, value)
+
+    def __delattr__(self, key):
+        if key in _NATIVE:
+            raise AttributeError('cannot delete the native entry "{}"'.format(key))
+        object.__delattr__(self, key)
+
+    def _entries(self):
+        out = {key: getattr(self, key) for key in _NATIVE}
+        out.update((k, v) for k, v in self.__dict__.items() if k != 'name')
+        return out
+
+    def show(self, file=sys.stdout):
+        """Prints the entries, one per line, sorted by name."""
+        entries = self._entries()
+        width = max(len(k) for k in entries)
+        for key in sorted(entries):
+            file.write('{:<{}} {}\n'.format(key, width, entries[key]))
+
+
+class LocalConfig(object):
+    """The calling thread's config; reads fall back to the global config (chainer.config)."""
+
+    def __init__(self, common):
+        object.__setattr__(self, '_common', common)
+        object.__setattr__(self, '_local', threading.local())
+
+    def __getattr__(self, key):
+        if key in _NATIVE:
+            return _core._config_get(key, False)
+        local = self._local.__dict__
+        if key in local:
+            return local[key]
+        return getattr(self._common, key)
+
+    def __setattr__(self, key, value):
+        if key in _NATIVE:
+            _core._config_set(key, bool(value), False)
+        else:
+            setattr(self._local, key, value)
+
+    def __delattr__(self, key):
+        if key in _NATIVE:
+            raise AttributeError('cannot delete the native entry "{}"'.format(key))
+        delattr(self._local, key)
+
+    def _entries(self):
+        out = self._common._entries()
+        out.update((key, getattr(self, key)) for key in _NATIVE)
+        out.update(self._local.__dict__)
+        return out
+
+    def show(self, file=sys.stdout):
+        """Prints the entries, one per line, sorted by name."""
+        entries = self._entries()
+        width = max(len(k) for k in entries)
+        for key in sorted(entries):
+            file.write('{:<{}} {}\n'.format(key, width, entries[key]))
+
+
+global_config = GlobalConfig()
+config = LocalConfig(global_config)
+
+# Chainer's defaults for the entries rensa keeps in Python.
+global_config.autotune = False
+global_config.cudnn_deterministic = False
+global_config.cudnn_fast_batch_normalization = False
+global_config.dtype = numpy.dtype(numpy.float32)
+global_config.in_recomputing = False
+global_config.keep_graph_on_report = False
+global_config.lazy_grad_sum = False
+global_config.schedule_func = None
+global_config.type_check = True
+global_config.use_cudnn = 'auto'
+global_config.use_cudnn_tensor_core = 'auto'
+global_config.use_ideep = 'never'
+global_config.use_static_graph = True
+global_config.warn_nondeterministic = False
+
+_MISSING = object()
+
+
+@contextlib.contextmanager
+def using_config(name, value, config=config):
+    """Sets ``config.<name>`` to ``value`` inside the ``with`` block (chainer.using_config)."""
+    if name in _NATIVE:
+        old = _core._config_get(name, False)
+        _core._config_set(name, bool(value), False)
+        try:
+            yield
+        finally:
+            _core._config_set(name, old, False)
+        return
+    old = config._local.__dict__.get(name, _MISSING)
+    setattr(config, name, value)
+    try:
+        yield
+    finally:
+        if old is _MISSING:
+            delattr(config, name)
+        else:
+            setattr(config, name, old)

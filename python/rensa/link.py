@@ -1,0 +1,204 @@
+"""Link, Chain, ChainList, Sequential and Parameter (chainer.link, chainer.Parameter).
+
+The C++ classes in rensa._core carry the registry (parameters, persistents, children)
+and Chainer's conveniences (params, namedparams, cleargrads, copyparams, to_device,
+serialize, ...), so built-in links such as L.Linear have them too. This module adds what
+only Python subclasses need: ``init_scope`` and attribute registration, ``forward``
+dispatch from ``__call__``, and copies that keep the Python class.
+"""
+import contextlib
+import copy as _copy
+
+import numpy
+
+from rensa import _core
+
+Parameter = _core.Parameter
+
+__all__ = ['Link', 'Chain', 'ChainList', 'Sequential', 'Parameter']
+
+
+def _core_base(cls):
+    for c in cls.__mro__:
+        if c.__module__ == 'rensa._core':
+            return c
+    raise TypeError('{} derives from no rensa._core link class'.format(cls.__name__))
+
+
+class _LinkMixin(object):
+    """Chainer's Python-side Link behaviour, shared by Link, Chain, ChainList, Sequential."""
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # Marks this __call__ as the dispatcher, so that C++ calling a subclass's forward does
+    # not come back here (a class defining its own __call__ only is called through that).
+    __call__._rensa_dispatch = True
+
+    @contextlib.contextmanager
+    def init_scope(self):
+        """Attributes assigned in this scope register Parameters (and, in a Chain, Links)."""
+        old = self.__dict__.get('_within_init_scope', False)
+        object.__setattr__(self, '_within_init_scope', True)
+        try:
+            yield
+        finally:
+            object.__setattr__(self, '_within_init_scope', old)
+
+    @property
+    def within_init_scope(self):
+        return self.__dict__.get('_within_init_scope', False)
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if name in d.get('_rensa_persistents', ()):
+            self._set_persistent(name, value)
+            return
+        if d.get('_within_init_scope', False):
+            if isinstance(value, _core.Parameter):
+                if not value.name:
+                    value.name = name
+                self._add_param_object(name, value)
+            elif isinstance(value, _core.Link):
+                self._register_child(name, value)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name in self.__dict__.get('_rensa_persistents', ()):
+            raise AttributeError(
+                'cannot delete persistent {!r}: rensa keeps the registry in C++'.format(name))
+        object.__delattr__(self, name)
+
+    def _register_child(self, name, link):
+        # Only Chain registers children by attribute (as in Chainer).
+        pass
+
+    def add_param(self, name, shape=None, dtype=numpy.float32, initializer=None):
+        """Registers a new parameter ``name`` (Chainer's Link.add_param)."""
+        param = self._add_param(name, shape, dtype, initializer)
+        param.name = name
+        object.__setattr__(self, name, param)
+        return param
+
+    def add_persistent(self, name, value):
+        """Registers a persistent value (array or scalar), saved by serializers."""
+        self._add_persistent(name, value)
+        persistents = self.__dict__.get('_rensa_persistents')
+        if persistents is None:
+            persistents = set()
+            object.__setattr__(self, '_rensa_persistents', persistents)
+        persistents.add(name)
+
+    def register_persistent(self, name):
+        """Makes the existing attribute ``name`` persistent."""
+        if name not in self.__dict__:
+            raise AttributeError(
+                'register_persistent: {} has no attribute {!r}'.format(type(self).__name__, name))
+        value = self.__dict__.pop(name)
+        self.add_persistent(name, value)
+
+    def repeat(self, n_repeat, mode='init'):
+        """``n_repeat`` copies of this link in a Sequential."""
+        return Sequential(*[self.copy(mode) for _ in range(n_repeat)])
+
+
+def _init_clone(clone, source):
+    """Called by C++ (Link.copy) on a new, uninitialised object of source's Python class:
+    builds the C++ part from source's registry and copies source's plain attributes.
+    Registered parameters and children are left out: Link.copy rebinds them in the
+    registry next, and the clone reaches them through __getattr__."""
+    _core_base(type(source)).__init__(clone, source)
+    registered = {name for name, _ in source._own_params()}
+    registered.update(child.name for child in source.children())
+    for key, value in source.__dict__.items():
+        if key in registered:
+            continue
+        if key in ('_rensa_persistents', '_layers'):
+            value = _copy.copy(value)
+        object.__setattr__(clone, key, value)
+
+
+class Link(_LinkMixin, _core.Link):
+    """chainer.Link: a building block with parameters and persistent values.
+
+    ``Link(W=(3, 4))`` adds parameters of the given shapes (or ``(shape, dtype)``).
+    """
+
+    def __init__(self, **params):
+        super(Link, self).__init__()
+        for name, value in params.items():
+            if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], tuple):
+                shape, dtype = value
+            else:
+                shape, dtype = value, numpy.float32
+            self.add_param(name, shape, dtype=dtype)
+
+
+class Chain(_LinkMixin, _core.Chain):
+    """chainer.Chain: a link with named child links (``self.l1 = L.Linear(...)`` in
+    ``init_scope``, or ``Chain(l1=..., l2=...)``)."""
+
+    def __init__(self, **links):
+        super(Chain, self).__init__()
+        for name, link in links.items():
+            self.add_link(name, link)
+
+    def _register_child(self, name, link):
+        _core.Chain.add_link(self, name, link)
+
+    def add_link(self, name, link):
+        _core.Chain.add_link(self, name, link)
+        object.__setattr__(self, name, link)
+        return link
+
+
+class ChainList(_LinkMixin, _core.ChainList):
+    """chainer.ChainList: children numbered in order (``model[0]``, ``len(model)``)."""
+
+    def __init__(self, *links):
+        super(ChainList, self).__init__()
+        for link in links:
+            self.add_link(link)
+
+
+class Sequential(_LinkMixin, _core.Sequential):
+    """chainer.Sequential: calls its layers in order; a layer is a link or a function of
+    one Variable (``F.relu``, a lambda)."""
+
+    def __init__(self, *layers):
+        super(Sequential, self).__init__()
+        object.__setattr__(self, '_layers', [])
+        for layer in layers:
+            self.append(layer)
+
+    def append(self, layer):
+        if isinstance(layer, _core.Link):
+            self._append_link(layer)
+        elif callable(layer):
+            self._append_function(layer)
+        else:
+            raise TypeError(
+                'Sequential.append: a layer must be a Link or a callable, got {}'.format(
+                    type(layer).__name__))
+        self._layers.append(layer)
+
+    def __getitem__(self, index):
+        return self._layers[index]
+
+    def __len__(self):
+        return len(self._layers)
+
+    def __iter__(self):
+        return iter(self._layers)
+
+    def copy(self, mode='share'):
+        cls = type(self)
+        new = cls.__new__(cls)
+        _core_base(cls).__init__(new)
+        for key, value in self.__dict__.items():
+            if key != '_layers':
+                object.__setattr__(new, key, value)
+        object.__setattr__(new, '_layers', [])
+        for layer in self._layers:
+            new.append(layer.copy(mode) if isinstance(layer, _core.Link) else layer)
+        return new

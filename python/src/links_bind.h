@@ -1,0 +1,103 @@
+#pragma once
+// Internal to the links bind files (links_bind*.cc): conversions of Chainer's loose
+// argument types and the parts of bind_links, one per file.
+#include <optional>
+
+#include "functions/connection/convolution.h"
+#include "links/initializer.h"
+#include "links/link.h"
+#include "python/src/bind.h"
+#include "serializers/serializer.h"
+
+namespace rensa::python::links_detail {
+
+// Chainer's _get_initializer: None -> null (the link's default), an Initializer as is,
+// a scalar -> Constant, an array -> FromArray (its shape must match the parameter's).
+initializers::InitializerPtr to_initializer(py::handle obj);
+// An int or a sequence of ints -> Shape; None -> nullopt.
+std::optional<Shape> to_optional_shape(py::handle obj);
+Shape to_shape(py::handle obj);
+// An int or a tuple of ints (ksize, stride, pad, dilate).
+functions::IntOrTuple to_int_or_tuple(py::handle obj);
+
+// Python subclasses: forward(*xs) in Python (or, Chainer v1 style, __call__ when the class
+// defines only that), serialize(serializer). The Python objects stay alive while C++ holds
+// them (smart holder + trampoline_self_life_support).
+template <class Base>
+class PyLink : public Base, public py::trampoline_self_life_support {
+public:
+    using Base::Base;
+    // The copy Link::copy starts from (clone_object below): the registry, not the Python state.
+    explicit PyLink(const Base& source) : Base(source) {}
+
+    // A Python subclass copies as its own class: a new Python object of that class over a
+    // C++ copy, its __dict__ copied (rensa.link._init_clone); Link::copy then rebinds the
+    // parameters and children (Note [Link copies]).
+    std::shared_ptr<links::Link> clone_object() const override {
+        py::gil_scoped_acquire gil;
+        py::object self = py::cast(static_cast<const Base*>(this), py::return_value_policy::reference);
+        py::object cls = py::type::of(self);
+        py::object copy = cls.attr("__new__")(cls);
+        py::module_::import("rensa.link").attr("_init_clone")(copy, self);
+        return copy.cast<std::shared_ptr<links::Link>>();
+    }
+
+    Variable forward(const Variable& x) override {
+        {
+            py::gil_scoped_acquire gil;
+            if (py::function f = python_forward()) return to_variable(f(x));
+        }
+        if constexpr (requires { Base::forward(x); }) {
+            return Base::forward(x);
+        } else {
+            return links::Link::forward(x);
+        }
+    }
+    Variable forward(const std::vector<Variable>& xs) override {
+        {
+            py::gil_scoped_acquire gil;
+            if (py::function f = python_forward()) {
+                py::tuple args(xs.size());
+                for (size_t i = 0; i < xs.size(); ++i) args[i] = py::cast(xs[i]);
+                return to_variable(f(*args));
+            }
+        }
+        // A base that declares only forward(x) hides Link's forward(xs).
+        if constexpr (requires { Base::forward(xs); }) {
+            return Base::forward(xs);
+        } else {
+            return links::Link::forward(xs);
+        }
+    }
+    void serialize(const serializers::Serializer& serializer) override {
+        {
+            py::gil_scoped_acquire gil;
+            if (py::function f = py::get_override(static_cast<const Base*>(this), "serialize")) {
+                f(py::cast(serializer, py::return_value_policy::reference));
+                return;
+            }
+        }
+        Base::serialize(serializer);
+    }
+
+private:
+    py::function python_forward() const {
+        const Base* self = this;
+        if (py::function f = py::get_override(self, "forward")) return f;
+        // rensa.link's own __call__ (marked) dispatches to forward: only a user's counts.
+        py::function call = py::get_override(self, "__call__");
+        if (call && !py::hasattr(call, "_rensa_dispatch")) return call;
+        return {};
+    }
+};
+
+// Parts of bind_links, in the order bind_links calls them.
+void bind_initializers(py::module_& init);       // links_bind_init.cc
+void bind_link_classes(py::module_& m);          // links_bind_link.cc: Parameter, Link
+void bind_chains(py::module_& m);                // links_bind_chain.cc: Chain, ChainList, Sequential
+void bind_connection_links(py::module_& links);  // links_bind_connection.cc
+void bind_other_links(py::module_& links);
+void bind_extra_links(py::module_& links);  // links_bind_extra.cc: Bias, Scale, Bilinear, MLPConvolution2D, Inception
+                                            // // links_bind_other.cc: normalization, rnn, model, ...
+
+}  // namespace rensa::python::links_detail

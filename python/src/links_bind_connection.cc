@@ -1,0 +1,200 @@
+// rensa._core.links, connection links: Chainer's constructor signatures and keyword names
+// (Linear(in_size, out_size=None, ...), Convolution2D(in_channels, out_channels, ksize=None, ...)
+// with their lazy short forms). __call__ and the Link conveniences come from Link.
+#include <memory>
+#include <optional>
+
+#include "links/connection/convolution_2d.h"
+#include "links/connection/convolution_nd.h"
+#include "links/connection/deconvolution_2d.h"
+#include "links/connection/deconvolution_nd.h"
+#include "links/connection/depthwise_convolution_2d.h"
+#include "links/connection/embed_id.h"
+#include "links/connection/highway.h"
+#include "links/connection/linear.h"
+#include "links/connection/mlp_convolution_2d.h"
+#include "python/src/links_bind.h"
+
+#include <pybind11/functional.h>
+
+namespace rensa::python::links_detail {
+namespace L = rensa::links;
+
+namespace {
+
+std::optional<int64_t> optional_int(py::handle obj) {
+    if (obj.is_none()) return std::nullopt;
+    return obj.cast<int64_t>();
+}
+
+// Chainer's (in_channels, out_channels, ksize=None) with the short form (out_channels, ksize).
+struct ConvSizes {
+    std::optional<int64_t> in_channels;
+    int64_t out_channels;
+    functions::IntOrTuple ksize;
+};
+ConvSizes conv_sizes(py::handle in_channels, py::handle out_channels, py::handle ksize) {
+    if (ksize.is_none()) return {std::nullopt, in_channels.cast<int64_t>(), to_int_or_tuple(out_channels)};
+    return {optional_int(in_channels), out_channels.cast<int64_t>(), to_int_or_tuple(ksize)};
+}
+
+void bind_linear(py::module_& m) {
+    py::classh<L::Linear, L::Link>(m, "Linear", py::dynamic_attr())
+        .def(py::init([](py::handle in_size, py::handle out_size, bool nobias, py::handle initialW,
+                         py::handle initial_bias) {
+                 return std::make_shared<L::Linear>(optional_int(in_size), optional_int(out_size), nobias,
+                                                    to_initializer(initialW), to_initializer(initial_bias));
+             }),
+             py::arg("in_size"), py::arg("out_size") = py::none(), py::arg("nobias") = false,
+             py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none())
+        .def(
+            "__call__", [](L::Linear& self, const Variable& x) { return self.forward(x); }, py::arg("x"))
+        .def(
+            "__call__",
+            [](L::Linear& self, const Variable& x, int n_batch_axes) { return self.forward(x, n_batch_axes); },
+            py::arg("x"), py::kw_only(), py::arg("n_batch_axes"))
+        .def(
+            "forward",
+            [](L::Linear& self, const Variable& x, int n_batch_axes) { return self.forward(x, n_batch_axes); },
+            py::arg("x"), py::kw_only(), py::arg("n_batch_axes") = 1)
+        .def_property_readonly("out_size", &L::Linear::out_size)
+        .def_property_readonly("in_size", &L::Linear::in_size);
+}
+
+void bind_convolutions(py::module_& m) {
+    py::classh<L::Convolution2D, L::Link>(m, "Convolution2D", py::dynamic_attr())
+        .def(py::init([](py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
+                         py::handle pad, bool nobias, py::handle initialW, py::handle initial_bias, py::handle dilate,
+                         int64_t groups) {
+                 ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
+                 L::Convolution2DOptions o;
+                 o.stride = to_int_or_tuple(stride);
+                 o.pad = to_int_or_tuple(pad);
+                 o.nobias = nobias;
+                 o.initialW = to_initializer(initialW);
+                 o.initial_bias = to_initializer(initial_bias);
+                 o.dilate = to_int_or_tuple(dilate);
+                 o.groups = groups;
+                 return std::make_shared<L::Convolution2D>(s.in_channels, s.out_channels, s.ksize, o);
+             }),
+             py::arg("in_channels"), py::arg("out_channels"), py::arg("ksize") = py::none(), py::arg("stride") = 1,
+             py::arg("pad") = 0, py::arg("nobias") = false, py::arg("initialW") = py::none(),
+             py::arg("initial_bias") = py::none(), py::kw_only(), py::arg("dilate") = 1, py::arg("groups") = 1)
+        .def_property_readonly("out_channels", &L::Convolution2D::out_channels);
+
+    py::classh<L::Deconvolution2D, L::Link>(m, "Deconvolution2D", py::dynamic_attr())
+        .def(py::init([](py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
+                         py::handle pad, bool nobias, py::handle outsize, py::handle initialW, py::handle initial_bias,
+                         py::handle dilate, int64_t groups) {
+                 ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
+                 L::Deconvolution2DOptions o;
+                 o.stride = to_int_or_tuple(stride);
+                 o.pad = to_int_or_tuple(pad);
+                 o.nobias = nobias;
+                 o.outsize = to_optional_shape(outsize);
+                 o.initialW = to_initializer(initialW);
+                 o.initial_bias = to_initializer(initial_bias);
+                 o.dilate = to_int_or_tuple(dilate);
+                 o.groups = groups;
+                 return std::make_shared<L::Deconvolution2D>(s.in_channels, s.out_channels, s.ksize, o);
+             }),
+             py::arg("in_channels"), py::arg("out_channels"), py::arg("ksize") = py::none(), py::arg("stride") = 1,
+             py::arg("pad") = 0, py::arg("nobias") = false, py::arg("outsize") = py::none(),
+             py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none(), py::kw_only(),
+             py::arg("dilate") = 1, py::arg("groups") = 1);
+
+    py::classh<L::DepthwiseConvolution2D, L::Link>(m, "DepthwiseConvolution2D", py::dynamic_attr())
+        .def(py::init([](py::handle in_channels, int64_t channel_multiplier, py::handle ksize, py::handle stride,
+                         py::handle pad, bool nobias, py::handle initialW, py::handle initial_bias) {
+                 L::DepthwiseConvolution2DOptions o;
+                 o.stride = to_int_or_tuple(stride);
+                 o.pad = to_int_or_tuple(pad);
+                 o.nobias = nobias;
+                 o.initialW = to_initializer(initialW);
+                 o.initial_bias = to_initializer(initial_bias);
+                 return std::make_shared<L::DepthwiseConvolution2D>(optional_int(in_channels), channel_multiplier,
+                                                                    to_int_or_tuple(ksize), o);
+             }),
+             py::arg("in_channels"), py::arg("channel_multiplier"), py::arg("ksize"), py::arg("stride") = 1,
+             py::arg("pad") = 0, py::arg("nobias") = false, py::arg("initialW") = py::none(),
+             py::arg("initial_bias") = py::none());
+
+    py::classh<L::ConvolutionND, L::Link>(m, "ConvolutionND", py::dynamic_attr())
+        .def(py::init([](int ndim, py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
+                         py::handle pad, bool nobias, py::handle initialW, py::handle initial_bias, bool cover_all,
+                         py::handle dilate, int64_t groups) {
+                 ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
+                 L::ConvolutionNDOptions o;
+                 o.stride = to_int_or_tuple(stride);
+                 o.pad = to_int_or_tuple(pad);
+                 o.nobias = nobias;
+                 o.initialW = to_initializer(initialW);
+                 o.initial_bias = to_initializer(initial_bias);
+                 o.cover_all = cover_all;
+                 o.dilate = to_int_or_tuple(dilate);
+                 o.groups = groups;
+                 return std::make_shared<L::ConvolutionND>(ndim, s.in_channels, s.out_channels, s.ksize, o);
+             }),
+             py::arg("ndim"), py::arg("in_channels"), py::arg("out_channels"), py::arg("ksize") = py::none(),
+             py::arg("stride") = 1, py::arg("pad") = 0, py::arg("nobias") = false, py::arg("initialW") = py::none(),
+             py::arg("initial_bias") = py::none(), py::arg("cover_all") = false, py::arg("dilate") = 1,
+             py::arg("groups") = 1);
+
+    py::classh<L::DeconvolutionND, L::Link>(m, "DeconvolutionND", py::dynamic_attr())
+        .def(py::init([](int ndim, py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
+                         py::handle pad, bool nobias, py::handle outsize, py::handle initialW, py::handle initial_bias,
+                         py::handle dilate, int64_t groups) {
+                 ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
+                 L::DeconvolutionNDOptions o;
+                 o.stride = to_int_or_tuple(stride);
+                 o.pad = to_int_or_tuple(pad);
+                 o.nobias = nobias;
+                 o.outsize = to_optional_shape(outsize);
+                 o.initialW = to_initializer(initialW);
+                 o.initial_bias = to_initializer(initial_bias);
+                 o.dilate = to_int_or_tuple(dilate);
+                 o.groups = groups;
+                 return std::make_shared<L::DeconvolutionND>(ndim, s.in_channels, s.out_channels, s.ksize, o);
+             }),
+             py::arg("ndim"), py::arg("in_channels"), py::arg("out_channels"), py::arg("ksize") = py::none(),
+             py::arg("stride") = 1, py::arg("pad") = 0, py::arg("nobias") = false, py::arg("outsize") = py::none(),
+             py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none(), py::arg("dilate") = 1,
+             py::arg("groups") = 1);
+}
+
+void bind_embed_and_highway(py::module_& m) {
+    py::classh<L::EmbedID, L::Link>(m, "EmbedID", py::dynamic_attr())
+        .def(py::init([](int64_t in_size, int64_t out_size, py::handle initialW, py::handle ignore_label) {
+                 return std::make_shared<L::EmbedID>(in_size, out_size, to_initializer(initialW),
+                                                     optional_int(ignore_label));
+             }),
+             py::arg("in_size"), py::arg("out_size"), py::arg("initialW") = py::none(),
+             py::arg("ignore_label") = py::none())
+        .def_property_readonly("ignore_label", &L::EmbedID::ignore_label);
+
+    py::classh<L::Highway, L::Chain>(m, "Highway", py::dynamic_attr())
+        .def(py::init([](int64_t in_out_size, bool nobias, py::handle activate, py::handle init_Wh, py::handle init_bh,
+                         py::handle init_Wt, py::handle init_bt) {
+                 L::HighwayOptions o;
+                 o.nobias = nobias;
+                 if (!activate.is_none()) o.activate = activate.cast<std::function<Variable(const Variable&)>>();
+                 o.init_Wh = to_initializer(init_Wh);
+                 o.init_bh = to_initializer(init_bh);
+                 o.init_Wt = to_initializer(init_Wt);
+                 if (!init_bt.is_none()) o.init_bt = to_initializer(init_bt);
+                 return std::make_shared<L::Highway>(in_out_size, o);
+             }),
+             py::arg("in_out_size"), py::arg("nobias") = false, py::arg("activate") = py::none(),
+             py::arg("init_Wh") = py::none(), py::arg("init_bh") = py::none(), py::arg("init_Wt") = py::none(),
+             py::arg("init_bt") = -1);
+}
+
+}  // namespace
+
+void bind_connection_links(py::module_& links) {
+    bind_linear(links);
+    bind_convolutions(links);
+    bind_embed_and_highway(links);
+}
+
+}  // namespace rensa::python::links_detail

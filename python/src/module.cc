@@ -1,0 +1,21 @@
+// rensa._core: the pybind11 extension behind the pure-Python package rensa (python/rensa).
+#include "python/src/bind.h"
+
+PYBIND11_MODULE(_core, m) {
+    using namespace rensa::python;
+    m.doc() = "rensa's native core (the package rensa re-exports it under Chainer's names)";
+    m.attr("__version__") = RENSA_VERSION_STRING;
+    bind_core(m);
+    bind_runtime_info(m);
+    bind_autograd(m);
+    bind_functions_a(m);
+    bind_functions_b(m);
+    bind_links(m);
+    bind_optimizers(m);
+    bind_serializers(m);
+    bind_data(m);
+    bind_training(m);
+#if RENSA_PY_WITH_MPI
+    bind_distributed(m);
+#endif
+}

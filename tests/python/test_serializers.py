@@ -1,0 +1,234 @@
+"""rensa.serializers: save_npz / load_npz of links, optimizers and Python objects, numpy-compatible."""
+import io
+import zipfile
+
+import numpy as np
+import pytest
+
+import rensa
+from rensa import optimizers
+from rensa import serializers
+
+L = rensa._core.links
+
+
+class MLP(rensa.Chain):
+    def __init__(self):
+        super(MLP, self).__init__()
+        with self.init_scope():
+            self.l1 = L.Linear(3, 4)
+            self.l2 = L.Linear(4, 2)
+
+    def forward(self, x):
+        return self.l2(self.l1(x))
+
+
+class Net(rensa.Chain):
+    def __init__(self, seed):
+        super(Net, self).__init__()
+        with self.init_scope():
+            self.predictor = MLP()
+        rng = np.random.RandomState(seed)
+        for _, param in sorted(self.namedparams()):
+            param.array[...] = rng.uniform(-1, 1, param.shape)
+
+    def forward(self, x):
+        return self.predictor(x)
+
+
+KEYS = {'predictor/l1/W', 'predictor/l1/b', 'predictor/l2/W', 'predictor/l2/b'}
+
+
+def arrays(link):
+    return {name.lstrip('/'): np.array(p.array) for name, p in link.namedparams()}
+
+
+def total(v):
+    return np.ones((1, v.shape[0]), np.float32) @ v @ np.ones((v.shape[1], 1), np.float32)
+
+
+def train(model, opt, steps, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(steps):
+        x = rng.uniform(-1, 1, (5, 3)).astype(np.float32)
+        opt.update(lambda v: total(model(v) * model(v)), x)
+
+
+@pytest.mark.parametrize('compression', [True, False])
+def test_model_round_trip_and_numpy_reads_it(tmp_path, compression):
+    src, dst = Net(0), Net(1)
+    path = tmp_path / 'model.npz'
+    serializers.save_npz(path, src, compression=compression)
+    with np.load(path) as npz:
+        assert set(npz.files) == KEYS
+        for key, value in arrays(src).items():
+            np.testing.assert_array_equal(npz[key], value)
+    with zipfile.ZipFile(path) as z:
+        kinds = {info.compress_type for info in z.infolist()}
+    assert kinds == {zipfile.ZIP_DEFLATED if compression else zipfile.ZIP_STORED}
+    serializers.load_npz(str(path), dst)
+    for key, value in arrays(src).items():
+        np.testing.assert_array_equal(arrays(dst)[key], value)
+
+
+def test_load_file_written_by_numpy(tmp_path):
+    model = Net(0)
+    values = {k: v + 1 for k, v in arrays(Net(5)).items()}
+    path = tmp_path / 'np.npz'
+    np.savez(path, **{'updater/model:main/' + k: v for k, v in values.items()})
+    serializers.load_npz(path, model, path='updater/model:main/')
+    for key, value in values.items():
+        np.testing.assert_array_equal(arrays(model)[key], value)
+
+
+def test_file_objects():
+    src, dst = Net(0), Net(1)
+    buf = io.BytesIO()
+    serializers.save_npz(buf, src)
+    buf.seek(0)
+    assert set(np.load(buf).files) == KEYS
+    buf.seek(0)
+    serializers.load_npz(buf, dst)
+    for key, value in arrays(src).items():
+        np.testing.assert_array_equal(arrays(dst)[key], value)
+
+
+def test_optimizer_round_trip_continues_identically(tmp_path):
+    model = Net(0)
+    opt = optimizers.Adam(alpha=0.01).setup(model)
+    train(model, opt, 3, seed=1)
+    serializers.save_npz(tmp_path / 'm.npz', model)
+    serializers.save_npz(tmp_path / 'o.npz', opt)
+    with np.load(tmp_path / 'o.npz') as npz:
+        assert {'t', 'epoch', 'predictor/l1/W/m', 'predictor/l1/W/v', 'predictor/l1/W/t'} <= set(npz.files)
+        assert int(npz['t']) == 3
+    train(model, opt, 2, seed=2)
+    expected = arrays(model)
+
+    model2 = Net(7)
+    opt2 = optimizers.Adam(alpha=0.01).setup(model2)
+    serializers.load_npz(tmp_path / 'm.npz', model2)
+    serializers.load_npz(tmp_path / 'o.npz', opt2)
+    assert opt2.t == 3
+    train(model2, opt2, 2, seed=2)
+    for key, value in expected.items():
+        np.testing.assert_array_equal(arrays(model2)[key], value)
+
+
+class Counter(object):
+    """A user object with Chainer's serialize protocol."""
+
+    def __init__(self, seed):
+        rng = np.random.RandomState(seed)
+        self.count = int(rng.randint(100))
+        self.rate = float(rng.uniform())
+        self.flag = bool(seed % 2)
+        self.label = 'counter-%d' % seed
+        self.table = rng.uniform(size=(2, 3)).astype(np.float32)
+        self.f32 = np.float32(rng.uniform())
+        self.missing = None
+        self.link = Net(seed)
+
+    def serialize(self, serializer):
+        self.count = serializer('count', self.count)
+        self.rate = serializer('rate', self.rate)
+        self.flag = serializer('flag', self.flag)
+        self.label = serializer('label', self.label)
+        self.table = serializer('table', self.table)
+        self.f32 = serializer('f32', self.f32)
+        self.missing = serializer('missing', self.missing)
+        self.link.serialize(serializer['link'])
+
+
+def test_user_object_protocol(tmp_path):
+    src, dst = Counter(1), Counter(2)
+    table = dst.table
+    serializers.save_npz(tmp_path / 'c.npz', src)
+    with np.load(tmp_path / 'c.npz', allow_pickle=True) as npz:
+        assert {'count', 'rate', 'flag', 'label', 'table', 'link/predictor/l1/W'} <= set(npz.files)
+        assert npz['count'].dtype == np.int64 and npz['rate'].dtype == np.float64
+        assert str(npz['label']) == src.label
+    serializers.load_npz(tmp_path / 'c.npz', dst)
+    assert (dst.count, dst.rate, dst.flag, dst.label) == (src.count, src.rate, src.flag, src.label)
+    assert dst.table is table  # loaded in place
+    np.testing.assert_array_equal(dst.table, src.table)
+    assert type(dst.f32) is np.float32 and dst.f32 == src.f32
+    assert dst.missing is None
+    for key, value in arrays(src.link).items():
+        np.testing.assert_array_equal(arrays(dst.link)[key], value)
+
+
+def test_dictionary_serializer_and_npz_deserializer():
+    src, dst = Net(0), Net(1)
+    s = serializers.DictionarySerializer()
+    s.save(src)
+    assert set(s.target) == KEYS
+    d = serializers.NpzDeserializer(s.target)
+    d.load(dst)
+    for key, value in arrays(src).items():
+        np.testing.assert_array_equal(arrays(dst)[key], value)
+    sub = serializers.DictionarySerializer()
+    src.predictor.serialize(sub['predictor'])
+    assert set(sub.target) == KEYS
+    with pytest.raises(KeyError, match='predictor/l1/W'):
+        serializers.NpzDeserializer({}).load(dst)
+
+
+def test_missing_key_and_strict(tmp_path):
+    values = arrays(Net(3))
+    del values['predictor/l2/b']
+    np.savez(tmp_path / 'part.npz', **values)
+    model = Net(0)
+    before = arrays(model)
+    with pytest.raises(KeyError, match='predictor/l2/b'):
+        serializers.load_npz(tmp_path / 'part.npz', model)
+    for key, value in before.items():  # nothing changed
+        np.testing.assert_array_equal(arrays(model)[key], value)
+    serializers.load_npz(tmp_path / 'part.npz', model, strict=False)
+    np.testing.assert_array_equal(arrays(model)['predictor/l1/W'], values['predictor/l1/W'])
+    np.testing.assert_array_equal(arrays(model)['predictor/l2/b'], before['predictor/l2/b'])
+
+
+def test_ignore_names(tmp_path):
+    src, dst = Net(0), Net(1)
+    serializers.save_npz(tmp_path / 'm.npz', src)
+    before = arrays(dst)
+    serializers.load_npz(tmp_path / 'm.npz', dst, ignore_names=['predictor/l1/W'])
+    np.testing.assert_array_equal(arrays(dst)['predictor/l1/W'], before['predictor/l1/W'])
+    np.testing.assert_array_equal(arrays(dst)['predictor/l2/W'], arrays(src)['predictor/l2/W'])
+
+
+def test_wrong_shape_changes_nothing(tmp_path):
+    values = arrays(Net(3))
+    values['predictor/l2/W'] = np.zeros((3, 3), np.float32)
+    np.savez(tmp_path / 'bad.npz', **values)
+    model = Net(0)
+    before = arrays(model)
+    with pytest.raises(ValueError, match='predictor/l2/W'):
+        serializers.load_npz(tmp_path / 'bad.npz', model)
+    for key, value in before.items():
+        np.testing.assert_array_equal(arrays(model)[key], value)
+
+
+def test_errors():
+    with pytest.raises(OSError):
+        serializers.load_npz('/nonexistent/dir/x.npz', Net(0))
+    with pytest.raises(ValueError, match='serialize'):
+        serializers.save_npz(io.BytesIO(), object())
+
+
+def test_load_initializes_lazy_parameters(tmp_path):
+    src = L.Linear(3, 2)
+    src.W.array[...] = np.arange(6, dtype=np.float32).reshape(2, 3)
+    serializers.save_npz(tmp_path / 'l.npz', src)
+    dst = L.Linear(None, 2)
+    assert dst.W.array is None
+    serializers.load_npz(tmp_path / 'l.npz', dst)
+    np.testing.assert_array_equal(dst.W.array, src.W.array)
+    # An uninitialised parameter is saved as Chainer's None and loads back as None.
+    serializers.save_npz(tmp_path / 'none.npz', L.Linear(None, 2))
+    with np.load(tmp_path / 'none.npz', allow_pickle=True) as npz:
+        assert npz['W'].item() is None
+    lazy = L.Linear(None, 2)
+    serializers.load_npz(tmp_path / 'none.npz', lazy)
+    assert lazy.W.array is None
