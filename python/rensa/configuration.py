@@ -17,6 +17,12 @@ __all__ = ['config', 'global_config', 'using_config', 'GlobalConfig', 'LocalConf
 _NATIVE = frozenset(_core._config_names)
 
 
+def _show(entries, file):
+    width = max(len(k) for k in entries)
+    for key in sorted(entries):
+        file.write('{:<{}} {}\n'.format(key, width, entries[key]))
+
+
 class GlobalConfig(object):
     """The defaults every thread's config starts from (chainer.global_config)."""
 
@@ -46,10 +52,7 @@ class GlobalConfig(object):
 
     def show(self, file=sys.stdout):
         """Prints the entries, one per line, sorted by name."""
-        entries = self._entries()
-        width = max(len(k) for k in entries)
-        for key in sorted(entries):
-            file.write('{:<{}} {}\n'.format(key, width, entries[key]))
+        _show(self._entries(), file)
 
 
 class LocalConfig(object):
@@ -86,10 +89,7 @@ class LocalConfig(object):
 
     def show(self, file=sys.stdout):
         """Prints the entries, one per line, sorted by name."""
-        entries = self._entries()
-        width = max(len(k) for k in entries)
-        for key in sorted(entries):
-            file.write('{:<{}} {}\n'.format(key, width, entries[key]))
+        _show(self._entries(), file)
 
 
 global_config = GlobalConfig()

@@ -100,4 +100,10 @@ void bind_other_links(py::module_& links);
 void bind_extra_links(py::module_& links);  // links_bind_extra.cc: Bias, Scale, Bilinear, MLPConvolution2D, Inception
                                             // // links_bind_other.cc: normalization, rnn, model, ...
 
+// None -> nullopt (Chainer's lazy sizes and optional labels), else the int.
+inline std::optional<int64_t> optional_int(py::handle obj) {
+    if (obj.is_none()) return std::nullopt;
+    return obj.cast<int64_t>();
+}
+
 }  // namespace rensa::python::links_detail

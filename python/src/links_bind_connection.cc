@@ -22,11 +22,6 @@ namespace L = rensa::links;
 
 namespace {
 
-std::optional<int64_t> optional_int(py::handle obj) {
-    if (obj.is_none()) return std::nullopt;
-    return obj.cast<int64_t>();
-}
-
 // Chainer's (in_channels, out_channels, ksize=None) with the short form (out_channels, ksize).
 struct ConvSizes {
     std::optional<int64_t> in_channels;

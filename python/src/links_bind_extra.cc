@@ -14,14 +14,7 @@
 namespace rensa::python::links_detail {
 namespace L = rensa::links;
 
-namespace {
-
-std::optional<int64_t> optional_int(py::handle obj) {
-    if (obj.is_none()) return std::nullopt;
-    return obj.cast<int64_t>();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void bind_extra_links(py::module_& m) {
     py::classh<L::Bias, L::Link>(m, "Bias", py::dynamic_attr())

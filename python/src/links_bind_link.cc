@@ -20,6 +20,16 @@ namespace L = rensa::links;
 
 namespace {
 
+// link(*xs) / link.forward(*xs) for anything but one Variable (pybind11 tries this overload
+// before converting a lone numpy array): forward(x) for one input, forward(xs) for several.
+Variable forward_args(L::Link& self, const py::args& args) {
+    if (args.size() == 1) return self.forward(to_variable(args[0]));
+    std::vector<Variable> xs;
+    xs.reserve(args.size());
+    for (py::handle a : args) xs.push_back(to_variable(a));
+    return self.forward(xs);
+}
+
 L::CopyMode to_copy_mode(const std::string& mode) {
     if (mode == "share") return L::CopyMode::kShare;
     if (mode == "copy") return L::CopyMode::kCopy;
@@ -168,26 +178,10 @@ void bind_link(py::module_& m) {
         // Straight to the C++ forward: one input, or several.
         .def(
             "__call__", [](L::Link& self, const Variable& x) { return self.forward(x); }, py::arg("x"))
-        .def("__call__",
-             [](L::Link& self, const py::args& args) {
-                 // pybind11 tries this overload before converting a lone numpy array.
-                 if (args.size() == 1) return self.forward(to_variable(args[0]));
-                 std::vector<Variable> xs;
-                 xs.reserve(args.size());
-                 for (py::handle a : args) xs.push_back(to_variable(a));
-                 return self.forward(xs);
-             })
+        .def("__call__", &forward_args)
         .def(
             "forward", [](L::Link& self, const Variable& x) { return self.forward(x); }, py::arg("x"))
-        .def("forward",
-             [](L::Link& self, const py::args& args) {
-                 // pybind11 tries this overload before converting a lone numpy array.
-                 if (args.size() == 1) return self.forward(to_variable(args[0]));
-                 std::vector<Variable> xs;
-                 xs.reserve(args.size());
-                 for (py::handle a : args) xs.push_back(to_variable(a));
-                 return self.forward(xs);
-             })
+        .def("forward", &forward_args)
         .def("__getattr__", &link_getattr)
         .def("params", &L::Link::params, py::arg("include_uninit") = true)
         .def("namedparams", &L::Link::namedparams, py::arg("include_uninit") = true)

@@ -25,11 +25,6 @@ namespace L = rensa::links;
 
 namespace {
 
-std::optional<int64_t> optional_int(py::handle obj) {
-    if (obj.is_none()) return std::nullopt;
-    return obj.cast<int64_t>();
-}
-
 // Chainer shows an undefined Variable (no state yet) as None.
 py::object variable_or_none(const Variable& v) { return v.defined() ? py::cast(v) : py::object(py::none()); }
 Variable none_or_variable(py::handle obj) { return obj.is_none() ? Variable() : to_variable(obj); }

@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 // Internal pieces shared by the training_*.cc bind files (rensa._core.training).
 #include <memory>
 #include <ostream>
@@ -215,5 +216,17 @@ void bind_training_trainer(py::module_& t);     // training_trainer.cc: Extensio
 void bind_training_updaters(py::module_& t);    // training_updaters.cc: submodule "updaters"
 void bind_training_extensions(py::module_& t);  // training_extensions.cc: "extensions"
 void bind_training_reports(py::module_& t);     // training_reports.cc: "extensions" (reports, shifts, ...)
+
+// Chainer's `x` or `{'main': x, ...}` arguments (iterators, optimizers, targets) -> name -> value.
+template <class T>
+std::map<std::string, T> named(py::handle obj, T (*convert)(py::handle)) {
+    std::map<std::string, T> out;
+    if (py::isinstance<py::dict>(obj)) {
+        for (const auto& [k, v] : py::reinterpret_borrow<py::dict>(obj)) out[py::cast<std::string>(k)] = convert(v);
+    } else {
+        out["main"] = convert(obj);
+    }
+    return out;
+}
 
 }  // namespace rensa::python

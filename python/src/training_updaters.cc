@@ -82,17 +82,6 @@ private:
     UpdaterPyArgs args_;
 };
 
-template <class T>
-std::map<std::string, T> named(py::handle obj, T (*convert)(py::handle)) {
-    std::map<std::string, T> out;
-    if (py::isinstance<py::dict>(obj)) {
-        for (const auto& [k, v] : py::reinterpret_borrow<py::dict>(obj)) out[py::cast<std::string>(k)] = convert(v);
-    } else {
-        out["main"] = convert(obj);
-    }
-    return out;
-}
-
 OptimizerPtr optimizer_from_python(py::handle obj) { return obj.cast<OptimizerPtr>(); }
 
 PyStandardUpdater& py_updater(StandardUpdater& self) {
