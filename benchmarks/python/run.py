@@ -124,7 +124,8 @@ def rensa_trainer(iterations):
     train, _ = rensa.datasets.get_fashion_mnist()
     train_iter = rensa.iterators.SerialIterator(train, 100)
     updater = training.updaters.StandardUpdater(train_iter, optimizer)
-    trainer = training.Trainer(updater, (iterations, 'iteration'), out=os.devnull)
+    import tempfile
+    trainer = training.Trainer(updater, (iterations, 'iteration'), out=tempfile.mkdtemp(prefix='rensa-bench-'))
     start = time.perf_counter()
     trainer.run()
     seconds = time.perf_counter() - start
