@@ -21,6 +21,7 @@ from rensa.link import *  # noqa: F401,F403
 
 # Submodules under Chainer's names.
 from rensa import backend  # noqa: F401,E402
+from rensa import backends  # noqa: F401,E402
 from rensa import cuda  # noqa: F401,E402
 from rensa import functions  # noqa: F401,E402
 from rensa import links  # noqa: F401,E402

@@ -4,6 +4,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # The only edits: the import lines, `chainer` -> `rensa` (and chainermn -> rensa.distributed).
@@ -25,8 +27,9 @@ def port(source):
     return '\n'.join(lines) + '\n'
 
 
-def test_port_changes_only_imports():
-    source = open(os.path.join(HERE, 'chainer_style', 'cnn_bn.py')).read()
+@pytest.mark.parametrize('name', ['cnn_bn.py', 'manual_loop.py'])
+def test_port_changes_only_imports(name):
+    source = open(os.path.join(HERE, 'chainer_style', name)).read()
     ported = port(source)
     changed = [(a, b) for a, b in zip(source.splitlines(), ported.splitlines()) if a != b]
     assert changed and all(a.startswith(('import chainer', 'from chainer')) for a, _ in changed)
@@ -44,3 +47,17 @@ def test_cnn_with_batch_normalization(tmp_path):
     assert 'restored accuracy:' in proc.stdout
     for name in ('log', 'model_epoch_1', 'model_epoch_3', 'snapshot_iter_60', 'cnn.npz'):
         assert (tmp_path / 'result' / name).exists(), name
+
+
+def test_tutorial_manual_loop(tmp_path):
+    """Chainer's beginner tutorial: a hand-written loop, iterators rewound by assignment."""
+    source = open(os.path.join(HERE, 'chainer_style', 'manual_loop.py')).read()
+    script = tmp_path / 'manual_loop.py'
+    script.write_text(port(source))
+    env = dict(os.environ)
+    env.setdefault('OMP_NUM_THREADS', '1')
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path)],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert proc.stdout.count('val_accuracy:') == 5
+    assert (tmp_path / 'my_mnist.model').exists() and (tmp_path / 'my_mnist.state').exists()

@@ -38,3 +38,40 @@ def MultiprocessIterator(dataset, batch_size, repeat=True, shuffle=None,
     del n_prefetch, shared_mem, dataset_timeout, maxtasksperchild
     return MultithreadIterator(dataset, batch_size, repeat=repeat, shuffle=shuffle,
                                n_threads=n_processes or 2, order_sampler=order_sampler)
+
+
+# Chainer's iterators keep their counters in plain attributes, and Chainer's tutorial
+# rewinds a test iterator by assigning them (it.epoch = 0; it.current_position = 0;
+# it.is_new_epoch = False; it._previous_epoch_detail = -1.). The C++ iterators keep
+# them private, so an assignment goes through serialize: the state is saved, the one
+# entry is changed, and the state is loaded back (checked like a snapshot's).
+def _state_setter(key, convert):
+    def setter(self, value):
+        from rensa import serializers
+        saved = serializers.DictionarySerializer()
+        saved.save(self)
+        state = dict(saved.target)
+        state[key] = _numpy.asarray(convert(value))
+        serializers.NpzDeserializer(state).load(self)
+    return setter
+
+
+def _add_state_setters(cls):
+    entries = [('epoch', 'epoch', int), ('current_position', 'current_position', int),
+               ('is_new_epoch', 'is_new_epoch', bool)]
+    for name, key, convert in entries:
+        getter = getattr(cls, name).fget
+        setattr(cls, name, property(getter, _state_setter(key, convert)))
+    previous = cls.previous_epoch_detail.fget
+
+    def previous_or_negative(self):
+        value = previous(self)
+        return -1. if value is None else value
+    cls._previous_epoch_detail = property(
+        previous_or_negative,
+        _state_setter('previous_epoch_detail', lambda v: -1. if v is None else float(v)))
+
+
+import numpy as _numpy  # noqa: E402
+
+_add_state_setters(SerialIterator)
