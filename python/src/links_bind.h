@@ -106,4 +106,15 @@ inline std::optional<int64_t> optional_int(py::handle obj) {
     return obj.cast<int64_t>();
 }
 
+// The options every convolution link shares, from Chainer's keyword arguments.
+template <class Options>
+void set_conv_options(Options& o, py::handle stride, py::handle pad, bool nobias, py::handle initialW,
+                      py::handle initial_bias) {
+    o.stride = to_int_or_tuple(stride);
+    o.pad = to_int_or_tuple(pad);
+    o.nobias = nobias;
+    o.initialW = to_initializer(initialW);
+    o.initial_bias = to_initializer(initial_bias);
+}
+
 }  // namespace rensa::python::links_detail

@@ -63,11 +63,7 @@ void bind_convolutions(py::module_& m) {
                          int64_t groups) {
                  ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
                  L::Convolution2DOptions o;
-                 o.stride = to_int_or_tuple(stride);
-                 o.pad = to_int_or_tuple(pad);
-                 o.nobias = nobias;
-                 o.initialW = to_initializer(initialW);
-                 o.initial_bias = to_initializer(initial_bias);
+                 set_conv_options(o, stride, pad, nobias, initialW, initial_bias);
                  o.dilate = to_int_or_tuple(dilate);
                  o.groups = groups;
                  return std::make_shared<L::Convolution2D>(s.in_channels, s.out_channels, s.ksize, o);
@@ -83,12 +79,8 @@ void bind_convolutions(py::module_& m) {
                          py::handle dilate, int64_t groups) {
                  ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
                  L::Deconvolution2DOptions o;
-                 o.stride = to_int_or_tuple(stride);
-                 o.pad = to_int_or_tuple(pad);
-                 o.nobias = nobias;
+                 set_conv_options(o, stride, pad, nobias, initialW, initial_bias);
                  o.outsize = to_optional_shape(outsize);
-                 o.initialW = to_initializer(initialW);
-                 o.initial_bias = to_initializer(initial_bias);
                  o.dilate = to_int_or_tuple(dilate);
                  o.groups = groups;
                  return std::make_shared<L::Deconvolution2D>(s.in_channels, s.out_channels, s.ksize, o);
@@ -102,11 +94,7 @@ void bind_convolutions(py::module_& m) {
         .def(py::init([](py::handle in_channels, int64_t channel_multiplier, py::handle ksize, py::handle stride,
                          py::handle pad, bool nobias, py::handle initialW, py::handle initial_bias) {
                  L::DepthwiseConvolution2DOptions o;
-                 o.stride = to_int_or_tuple(stride);
-                 o.pad = to_int_or_tuple(pad);
-                 o.nobias = nobias;
-                 o.initialW = to_initializer(initialW);
-                 o.initial_bias = to_initializer(initial_bias);
+                 set_conv_options(o, stride, pad, nobias, initialW, initial_bias);
                  return std::make_shared<L::DepthwiseConvolution2D>(optional_int(in_channels), channel_multiplier,
                                                                     to_int_or_tuple(ksize), o);
              }),
@@ -120,11 +108,7 @@ void bind_convolutions(py::module_& m) {
                          py::handle dilate, int64_t groups) {
                  ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
                  L::ConvolutionNDOptions o;
-                 o.stride = to_int_or_tuple(stride);
-                 o.pad = to_int_or_tuple(pad);
-                 o.nobias = nobias;
-                 o.initialW = to_initializer(initialW);
-                 o.initial_bias = to_initializer(initial_bias);
+                 set_conv_options(o, stride, pad, nobias, initialW, initial_bias);
                  o.cover_all = cover_all;
                  o.dilate = to_int_or_tuple(dilate);
                  o.groups = groups;
@@ -141,12 +125,8 @@ void bind_convolutions(py::module_& m) {
                          py::handle dilate, int64_t groups) {
                  ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
                  L::DeconvolutionNDOptions o;
-                 o.stride = to_int_or_tuple(stride);
-                 o.pad = to_int_or_tuple(pad);
-                 o.nobias = nobias;
+                 set_conv_options(o, stride, pad, nobias, initialW, initial_bias);
                  o.outsize = to_optional_shape(outsize);
-                 o.initialW = to_initializer(initialW);
-                 o.initial_bias = to_initializer(initial_bias);
                  o.dilate = to_int_or_tuple(dilate);
                  o.groups = groups;
                  return std::make_shared<L::DeconvolutionND>(ndim, s.in_channels, s.out_channels, s.ksize, o);

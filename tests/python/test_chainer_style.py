@@ -35,29 +35,28 @@ def test_port_changes_only_imports(name):
     assert changed and all(a.startswith(('import chainer', 'from chainer')) for a, _ in changed)
 
 
-def test_cnn_with_batch_normalization(tmp_path):
-    source = open(os.path.join(HERE, 'chainer_style', 'cnn_bn.py')).read()
-    script = tmp_path / 'cnn_bn.py'
+def run_ported(name, tmp_path, *args):
+    """Writes chainer_style/<name> with its imports ported and runs it; returns its output."""
+    source = open(os.path.join(HERE, 'chainer_style', name)).read()
+    script = tmp_path / name
     script.write_text(port(source))
     env = dict(os.environ)
     env.setdefault('OMP_NUM_THREADS', '1')
-    proc = subprocess.run([sys.executable, str(script), '--out', str(tmp_path / 'result')],
+    proc = subprocess.run([sys.executable, str(script)] + [str(a) for a in args],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-4000:]
-    assert 'restored accuracy:' in proc.stdout
+    return proc.stdout
+
+
+def test_cnn_with_batch_normalization(tmp_path):
+    output = run_ported('cnn_bn.py', tmp_path, '--out', tmp_path / 'result')
+    assert 'restored accuracy:' in output
     for name in ('log', 'model_epoch_1', 'model_epoch_3', 'snapshot_iter_60', 'cnn.npz'):
         assert (tmp_path / 'result' / name).exists(), name
 
 
 def test_tutorial_manual_loop(tmp_path):
     """Chainer's beginner tutorial: a hand-written loop, iterators rewound by assignment."""
-    source = open(os.path.join(HERE, 'chainer_style', 'manual_loop.py')).read()
-    script = tmp_path / 'manual_loop.py'
-    script.write_text(port(source))
-    env = dict(os.environ)
-    env.setdefault('OMP_NUM_THREADS', '1')
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path)],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-4000:]
-    assert proc.stdout.count('val_accuracy:') == 5
+    output = run_ported('manual_loop.py', tmp_path, tmp_path)
+    assert output.count('val_accuracy:') == 5
     assert (tmp_path / 'my_mnist.model').exists() and (tmp_path / 'my_mnist.state').exists()
