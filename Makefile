@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train bench-distributed bench-python format clean
+.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train bench-distributed bench-python format clean gpu-check
 
 deps:
 	bash scripts/install-deps.sh
@@ -78,3 +78,10 @@ format:
 
 clean:
 	rm -rf build build-debug build-asan build-fuzz
+
+# On a lent GPU machine (scripts/gpu-check.sh, within 8 minutes): builds with CUDA, runs every
+# [cuda] test and the functions/links harness on cuda:0, the GPU benchmarks beside PyTorch,
+# and prints a table. Needs no package registry there: carry build-gpu-deps, made here first
+# by `bash scripts/gpu-check.sh --prepare-deps`.
+gpu-check:
+	bash scripts/gpu-check.sh

@@ -58,8 +58,11 @@ else()
   message(STATUS "MPI: disabled by RENSA_WITH_MPI=OFF")
 endif()
 
-# --- CUDA -----------------------------------------------------------------------------
+# --- CUDA (+ cuBLAS, cuDNN; NCCL for the distributed module) --------------------------
+# RENSA_CUDNN_ROOT / RENSA_NCCL_ROOT point at installs outside the toolkit (the
+# nvidia-cudnn / nvidia-nccl wheels that PyTorch brings, say: scripts/gpu-check.sh).
 set(RENSA_CUDA_FOUND OFF)
+set(RENSA_NCCL_FOUND OFF)
 if(RENSA_WITH_CUDA)
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
@@ -68,15 +71,39 @@ if(RENSA_WITH_CUDA)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 90)
+      set(CMAKE_CUDA_ARCHITECTURES 90)  # sm_90 code plus compute_90 PTX for newer GPUs
     endif()
     enable_language(CUDA)
+    # CMake 3.25 does not know nvcc's C++20 flag (later versions do); .cu files need C++20.
+    if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit QUIET)
   endif()
   if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
+    find_library(RENSA_CUDNN_LIBRARY cudnn HINTS ${RENSA_CUDNN_ROOT} ${CUDAToolkit_LIBRARY_DIR}
+                 PATH_SUFFIXES lib lib64)
+    find_path(RENSA_CUDNN_INCLUDE_DIR cudnn.h HINTS ${RENSA_CUDNN_ROOT} ${CUDAToolkit_INCLUDE_DIRS}
+              PATH_SUFFIXES include)
+    find_library(RENSA_NCCL_LIBRARY nccl HINTS ${RENSA_NCCL_ROOT} ${CUDAToolkit_LIBRARY_DIR} PATH_SUFFIXES lib lib64)
+    find_path(RENSA_NCCL_INCLUDE_DIR nccl.h HINTS ${RENSA_NCCL_ROOT} ${CUDAToolkit_INCLUDE_DIRS}
+              PATH_SUFFIXES include)
+  endif()
+  if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND AND RENSA_CUDNN_LIBRARY AND RENSA_CUDNN_INCLUDE_DIR)
     set(RENSA_CUDA_FOUND ON)
-    message(STATUS "CUDA: found ${CUDAToolkit_VERSION} at ${CUDAToolkit_TARGET_DIR}, "
-                   "building kernels for sm_${CMAKE_CUDA_ARCHITECTURES}")
+    message(STATUS "CUDA: found ${CUDAToolkit_VERSION} at ${CUDAToolkit_TARGET_DIR} with cuDNN "
+                   "${RENSA_CUDNN_LIBRARY}, building kernels for ${CMAKE_CUDA_ARCHITECTURES}")
+    if(RENSA_NCCL_LIBRARY AND RENSA_NCCL_INCLUDE_DIR)
+      set(RENSA_NCCL_FOUND ON)
+      message(STATUS "NCCL: found ${RENSA_NCCL_LIBRARY} (pure_nccl and hierarchical communicators)")
+    else()
+      message(STATUS "NCCL: not found (set RENSA_NCCL_ROOT), NCCL communicators off")
+    endif()
+  elseif(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
+    message(STATUS "CUDA: cuDNN not found (set RENSA_CUDNN_ROOT), CUDA backend off")
   else()
     message(STATUS "CUDA: not found, CUDA backend off")
   endif()

@@ -6,6 +6,7 @@
 // unless a comment says otherwise, and are all on the kernel's device.
 
 #include <cstdint>
+#include <span>
 
 #include "core/array.h"
 #include "core/scalar.h"
@@ -280,6 +281,11 @@ public:
     virtual void batch_norm(const BatchNormArgs& args) = 0;
     virtual void batch_norm_backward(const BatchNormBackwardArgs& args) = 0;
     virtual void optimizer_step(const OptimizerStepArgs& args) = 0;
+    // Several optimizer_step updates at once, with the same result as calling
+    // optimizer_step on each in order. Rules, dtypes, shapes and scalars may differ; no two
+    // steps share a written array (param or state; a shared grad is fine). GPUs fuse them
+    // into few launches (multi-tensor apply).
+    virtual void optimizer_step_multi(std::span<const OptimizerStepArgs> steps) = 0;
 };
 
 }  // namespace rensa

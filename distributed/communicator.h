@@ -82,7 +82,8 @@ public:
     // Elementwise reduction of x (same shape and dtype on every rank) over the ranks; a new
     // array on x's device. kMean divides by size() (integer dtypes: floor division).
     [[nodiscard]] virtual Array allreduce(const Array& x, ReduceOp op = ReduceOp::kSum) = 0;
-    // In place on a contiguous native `buffer` (what gradient buckets use).
+    // In place on a contiguous native `buffer` (what gradient buckets use); the NCCL
+    // communicators also take contiguous CUDA buffers.
     virtual void allreduce_inplace(const Array& buffer, ReduceOp op = ReduceOp::kSum) = 0;
     // Non-blocking allreduce_inplace: `buffer` must stay alive and untouched until the
     // request finished. Requests finish in the order they were started.
@@ -143,8 +144,10 @@ protected:
 
 // chainermn.create_communicator. "naive" (per-array MPI allreduce), "flat" (grads packed
 // into one buffer, one allreduce), "dummy" (packs, does not communicate: measures packing
-// cost; behaves as size 1 for the grads but reports the real topology). "pure_nccl" and
-// "hierarchical" need the CUDA build (MpiError saying so without it). Any other name:
+// cost; behaves as size 1 for the grads but reports the real topology). "pure_nccl" (CUDA
+// arrays reduced by NCCL, see Note [pure_nccl]) and "hierarchical" (NCCL in the node, MPI
+// among the nodes) need the CUDA build with NCCL (MpiError saying so without it); they
+// start NCCL at their first collective on a CUDA array and take MPI for the rest. Any other name:
 // ValueError listing the names. Initialises MPI on first use (never at load time).
 [[nodiscard]] CommunicatorPtr create_communicator(const std::string& name = "flat", CommunicatorOptions options = {});
 

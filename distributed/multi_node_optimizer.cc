@@ -78,8 +78,15 @@ detail::GradBuckets* MultiNodeOptimizer::buckets(size_t set) {
     if (slot && slot->matches(params)) return slot.get();
     slot.reset();
     if (params.empty()) return nullptr;
+    // The NCCL communicators reduce CUDA buffers on the GPU (Note [pure_nccl]): buckets go
+    // there when every bucketed parameter is on one GPU; the MPI ones take native buffers.
+    Device device = params.front().second.device();
+    const bool nccl = comm_->name() == "pure_nccl" || comm_->name() == "hierarchical";
+    for (const auto& [name, param] : params) {
+        if (!nccl || param.device() != device || device.kind != DeviceKind::kCuda) device = Device::native();
+    }
     slot = std::make_unique<detail::GradBuckets>(std::move(params), options_.bucket_size_bytes,
-                                                 comm_->options().allreduce_grad_dtype);
+                                                 comm_->options().allreduce_grad_dtype, device);
     slot->reset();
     return slot.get();
 }

@@ -18,7 +18,9 @@
 // bucket is packed and its non-blocking all-reduce starts while backward goes on. update()
 // then starts the buckets still waiting (a parameter without a grad contributes zeros),
 // waits for all and writes grad = sum / size. A plain `loss.backward(); opt.update()`
-// works too (all buckets start in update()). The "dummy" communicator (packing cost only)
+// works too (all buckets start in update()). With "pure_nccl" and "hierarchical" the
+// buckets live on the parameters' GPU (when all are on one) and are reduced by NCCL on the
+// communication stream (Note [pure_nccl]). The "dummy" communicator (packing cost only)
 // always takes the non-overlapped path, comm->multi_node_mean_grad.
 //
 // Note [Double buffering]: with .double_buffering (ChainerMN's), the grads of step t are

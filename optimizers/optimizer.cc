@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
+#include "core/ops/optimizer_step.h"
 #include "core/ops/reduction.h"
 #include "optimizers/optimizer.h"
 
@@ -164,7 +165,12 @@ void GradientMethod::update() {
     call_hooks(HookTiming::kPre);
     ++t;
     if (safe) {
+        // Every rule's ops::optimizer_step joins one batch: one optimizer_step_multi (a few
+        // fused launches on a GPU) instead of a kernel per parameter. See Note [Batched
+        // optimizer steps] in core/ops/optimizer_step.h.
+        ops::OptimizerStepBatch batch;
         for (const links::Parameter& param : link.params()) param.update();
+        batch.flush();
     }
     reallocate_cleared_grads(link);
     call_hooks(HookTiming::kPost);

@@ -7,8 +7,10 @@
 // (what LR-shift extensions do) reaches every rule that did not override lr.
 //
 // Note [Fused updates]: a rule's update_core changes the parameter and its state in
-// one pass over the elements (ops::optimizer_step, one kernel per parameter), not a
-// chain of small array ops.
+// one pass over the elements (ops::optimizer_step), not a chain of small array ops.
+// GradientMethod::update queues every parameter's step and runs them together (one
+// optimizer_step_multi: few fused launches on a GPU), see Note [Batched optimizer steps]
+// in core/ops/optimizer_step.h.
 
 #include <cstdint>
 #include <functional>
@@ -88,7 +90,9 @@ protected:
     // first update_core, with the array update_core will receive.
     virtual void init_state(const Array& param) = 0;
     // One step on `param` (updated in place) from `grad` (same shape and dtype), using
-    // hyperparam() and `state`.
+    // hyperparam() and `state`. Under GradientMethod::update, ops::optimizer_step only
+    // queues the update: a rule that reads param or its state after its optimizer_step
+    // call must call ops::flush_optimizer_steps() first.
     virtual void update_core(const Array& param, const Array& grad) = 0;
 
 private:

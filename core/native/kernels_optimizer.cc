@@ -249,4 +249,9 @@ void NativeKernels::optimizer_step(const OptimizerStepArgs& args) {
     });
 }
 
+// Each step is one OpenMP-parallel pass already; running them in order keeps the cache warm.
+void NativeKernels::optimizer_step_multi(std::span<const OptimizerStepArgs> steps) {
+    for (const OptimizerStepArgs& step : steps) optimizer_step(step);
+}
+
 }  // namespace rensa::native

@@ -31,6 +31,7 @@ public:
     void batch_norm(const BatchNormArgs& args) override;                                       // kernels_norm.cc
     void batch_norm_backward(const BatchNormBackwardArgs& args) override;                      // kernels_norm.cc
     void optimizer_step(const OptimizerStepArgs& args) override;                               // kernels_optimizer.cc
+    void optimizer_step_multi(std::span<const OptimizerStepArgs> steps) override;              // kernels_optimizer.cc
 };
 
 }  // namespace rensa::native

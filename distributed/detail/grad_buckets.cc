@@ -28,7 +28,9 @@ NamedParams bucketed_params(const links::Link& link) {
     return params;
 }
 
-GradBuckets::GradBuckets(NamedParams params, int64_t bucket_size_bytes, std::optional<Dtype> reduce_dtype) {
+GradBuckets::GradBuckets(NamedParams params, int64_t bucket_size_bytes, std::optional<Dtype> reduce_dtype,
+                         Device buffer_device)
+    : device_{buffer_device} {
     RENSA_CHECK(bucket_size_bytes > 0, ValueError, "multi-node optimizer: bucket_size_bytes must be positive, got ",
                 bucket_size_bytes);
     layout(params, bucket_size_bytes, reduce_dtype);
@@ -55,7 +57,7 @@ void GradBuckets::layout(const NamedParams& params, int64_t bucket_size_bytes, s
         bucket.elements += param.array().size();
         if (bucket.elements * itemsize(dtype) >= bucket_size_bytes) open.erase(found);
     }
-    for (Bucket& bucket : buckets_) bucket.buffer = Array::empty({bucket.elements}, bucket.dtype, Device::native());
+    for (Bucket& bucket : buckets_) bucket.buffer = Array::empty({bucket.elements}, bucket.dtype, device_);
     for (const auto& [name, param] : params) layout_of_.push_back({name, param.shape(), param.dtype()});
 }
 
@@ -114,7 +116,7 @@ void GradBuckets::start(size_t index, Communicator& comm) {
         if (!slot.had_grad) {
             dst.fill(0);
         } else {
-            dst.assign(grad.device() == Device::native() ? grad : grad.to_device(Device::native()));
+            dst.assign(grad.device() == device_ ? grad : grad.to_device(device_));
         }
     }
     bucket.request = comm.iallreduce_inplace(bucket.buffer, ReduceOp::kSum);

@@ -35,7 +35,10 @@ class GradBuckets {
 public:
     // Lays out `params` (see bucketed_params) as Note [Gradient buckets] says. Grads are
     // reduced in `reduce_dtype` when given (allreduce_grad_dtype), else in their own dtype.
-    GradBuckets(NamedParams params, int64_t bucket_size_bytes, std::optional<Dtype> reduce_dtype);
+    // The bucket buffers live on `buffer_device`: native for the MPI communicators, the
+    // parameters' GPU for the NCCL ones (their iallreduce_inplace takes CUDA buffers).
+    GradBuckets(NamedParams params, int64_t bucket_size_bytes, std::optional<Dtype> reduce_dtype,
+                Device buffer_device = Device::native());
     // Waits for the requests still in flight (their buffers must outlive them).
     ~GradBuckets();
     GradBuckets(const GradBuckets&) = delete;
@@ -91,7 +94,8 @@ private:
         Shape shape;
         Dtype dtype;
     };
-    std::vector<Entry> layout_of_;  // what matches() compares
+    Device device_ = Device::native();  // where the bucket buffers live
+    std::vector<Entry> layout_of_;      // what matches() compares
     std::vector<Slot> slots_;
     std::vector<Bucket> buckets_;
     std::unordered_map<const VariableNode*, size_t> slot_of_;  // by graph node, refreshed by reset()

@@ -12,7 +12,10 @@
 #include <string>
 #include <utility>
 
+#include "core/device.h"
+#include "core/error.h"
 #include "core/random.h"
+#include "examples/common/device.h"
 #include "examples/common/trainer_setup.h"
 #include "functions/activation.h"
 #include "functions/pooling.h"
@@ -74,6 +77,7 @@ struct Args : examples::ClassifierArgs {
     double lr = 0.01;
     double momentum = 0.9;
     int64_t unit = 1024;
+    std::string device = "native";
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -85,6 +89,7 @@ void add_options(CLI::App& app, Args& args) {
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     examples::add_dataset_options(app, args);
+    app.add_option("-d,--device", args.device, "Device to train on: native or cuda:N")->capture_default_str();
 }
 
 // Images as float32 (1, 28, 28) in [0, 1] (ndim=3), labels int32.
@@ -94,6 +99,7 @@ std::pair<training::DatasetPtr, training::DatasetPtr> load_dataset(const std::st
 }
 
 int run(const Args& args) {
+    const rensa::Device device = examples::select_device(args.device);
     rensa::seed(args.seed);
     std::cout << "# unit: " << args.unit << "\n# minibatch-size: " << args.batchsize << "\n# epoch: " << args.epoch
               << "\n# lr: " << args.lr << ", momentum: " << args.momentum << "\n# dataset: " << args.dataset << "\n\n";
@@ -102,6 +108,7 @@ int run(const Args& args) {
     auto model = std::make_shared<L::Classifier>(std::make_shared<ConvNet>(args.unit, 10));
     auto optimizer = std::make_shared<rensa::optimizers::MomentumSGD>(
         rensa::optimizers::MomentumSGDOptions{.lr = args.lr, .momentum = args.momentum});
+    model->to_device(device);  // before setup, as Chainer's to_device then setup
     optimizer->setup(model);
 
     const auto [train, test] = load_dataset(args.dataset);
@@ -109,9 +116,11 @@ int run(const Args& args) {
     auto test_iter = std::make_shared<training::iterators::SerialIterator>(
         test, args.batchsize, training::iterators::SerialIteratorOptions{.repeat = false, .shuffle = false});
 
-    auto updater = std::make_shared<training::updaters::StandardUpdater>(train_iter, optimizer);
+    auto updater = std::make_shared<training::updaters::StandardUpdater>(
+        train_iter, optimizer, training::updaters::StandardUpdaterOptions{.device = device});
     training::Trainer trainer{updater, {args.epoch, "epoch"}, args.out};
-    auto evaluator = std::make_shared<extensions::Evaluator>(test_iter, model);
+    auto evaluator =
+        std::make_shared<extensions::Evaluator>(test_iter, model, extensions::EvaluatorOptions{.device = device});
     // Evaluator, DumpGraph, snapshot, LogReport, PlotReport, PrintReport and ProgressBar as
     // Chainer's train_mnist.py (examples/common/trainer_setup.h).
     examples::add_classifier_extensions(trainer, evaluator, args, args.epoch);

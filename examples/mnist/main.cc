@@ -19,7 +19,10 @@
 #include <string>
 #include <utility>
 
+#include "core/device.h"
+#include "core/error.h"
 #include "core/random.h"
+#include "examples/common/device.h"
 #include "examples/common/multi_node.h"
 #include "examples/common/trainer_setup.h"
 #include "functions/activation.h"
@@ -68,6 +71,7 @@ struct Args : examples::ClassifierArgs {
     int64_t epoch = 20;
     int64_t unit = 1000;
     std::string communicator = "flat";
+    std::string device = "native";
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -75,6 +79,7 @@ void add_options(CLI::App& app, Args& args) {
     examples::add_snapshot_options(app, args);
     app.add_option("-u,--unit", args.unit, "Number of units")->check(CLI::PositiveNumber)->capture_default_str();
     examples::add_dataset_options(app, args);
+    app.add_option("-d,--device", args.device, "Device to train on: native or cuda:N")->capture_default_str();
 #ifdef RENSA_HAVE_DISTRIBUTED
     app.add_option("--communicator", args.communicator, "Type of communicator (naive, flat, dummy)")
         ->capture_default_str();
@@ -117,6 +122,7 @@ void print_header(const Args& args, const examples::MultiNode& mn) {
 }
 
 int run(const Args& args) {
+    const rensa::Device device = examples::select_device(args.device);
     rensa::seed(args.seed);
     const examples::MultiNode mn{args.communicator};
     if (mn.is_root()) print_header(args, mn);
@@ -125,6 +131,7 @@ int run(const Args& args) {
     // The multi-node optimizer broadcasts rank 0's weights once the lazy Linears exist.
     auto model = std::make_shared<L::Classifier>(std::make_shared<MLP>(args.unit, 10));
     auto optimizer = mn.optimizer(std::make_shared<rensa::optimizers::Adam>());
+    model->to_device(device);  // before setup, as Chainer's to_device then setup
     optimizer->setup(model);
 
     // --batchsize is per process (ChainerMN's train_mnist.py): N processes see N x batchsize.
@@ -133,9 +140,11 @@ int run(const Args& args) {
     auto test_iter = std::make_shared<training::iterators::SerialIterator>(
         test, args.batchsize, training::iterators::SerialIteratorOptions{.repeat = false, .shuffle = false});
 
-    auto updater = std::make_shared<training::updaters::StandardUpdater>(train_iter, optimizer);
+    auto updater = std::make_shared<training::updaters::StandardUpdater>(
+        train_iter, optimizer, training::updaters::StandardUpdaterOptions{.device = device});
     training::Trainer trainer{updater, {args.epoch, "epoch"}, args.out};
-    auto evaluator = mn.evaluator(std::make_shared<extensions::Evaluator>(test_iter, model));
+    auto evaluator = mn.evaluator(
+        std::make_shared<extensions::Evaluator>(test_iter, model, extensions::EvaluatorOptions{.device = device}));
     // Evaluator, DumpGraph, snapshot, LogReport, PlotReport, PrintReport and ProgressBar as
     // Chainer's train_mnist.py (examples/common/trainer_setup.h); only the evaluator off rank 0.
     examples::add_classifier_extensions(trainer, evaluator, args, args.epoch, mn.is_root());

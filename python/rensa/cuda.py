@@ -1,20 +1,28 @@
-"""rensa.cuda (chainer.backends.cuda): CUDA availability and transfers.
+"""rensa.cuda (chainer.backends.cuda): CUDA availability, devices, transfers and memory.
 
 Without a CUDA build (or a GPU) ``available`` is False and to_gpu raises a clear error.
+The CUDA backend is installed when rensa._core is imported (nothing happens without a GPU).
 """
-import numpy
-
 from rensa import _core
 from rensa import backend
 
 __all__ = ['available', 'cudnn_enabled', 'get_array_module', 'to_cpu', 'to_gpu',
-           'get_device_from_id', 'get_device_from_array', 'DummyDevice', 'check_cuda_available']
+           'get_device_from_id', 'get_device_from_array', 'DummyDevice', 'Device',
+           'check_cuda_available', 'device_count', 'synchronize', 'memory_stats',
+           'memory_pool', 'pinned_memory_pool', 'set_allow_tf32', 'allow_tf32']
 
-available = _core.cuda_device_count() > 0
+_cuda = _core.cuda
+
+#: Whether rensa was built with the CUDA backend (with or without a GPU present).
+built = bool(_cuda.built)
+available = _cuda.device_count() > 0
 cudnn_enabled = available and bool(_core.runtime_info()['cudnn'])
 get_array_module = backend.get_array_module
 get_device_from_array = backend.get_device_from_array
 to_cpu = backend.to_cpu
+device_count = _cuda.device_count
+set_allow_tf32 = _cuda.set_allow_tf32
+allow_tf32 = _cuda.allow_tf32
 
 
 class _DummyDeviceType(object):
@@ -51,20 +59,95 @@ def check_cuda_available():
             'or no GPU is visible (see rensa.print_runtime_info())')
 
 
+class Device(backend.GpuDevice):
+    """A GPU as Chainer's ``cuda.get_device_from_id`` gives it (cupy.cuda.Device-like):
+    ``id``, ``synchronize()``, usable in ``with``; it is also a rensa.backend.GpuDevice."""
+
+    @property
+    def id(self):
+        return self.device_id
+
+    def synchronize(self):
+        """Blocks until the work queued on the GPU's current stream is done."""
+        _cuda.synchronize(self.device_id)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        pass
+
+
 def get_device_from_id(device_id):
     """The device for a GPU id, DummyDevice for None or a negative id."""
     if device_id is None or device_id < 0:
         return DummyDevice
     check_cuda_available()
-    return backend.GpuDevice(int(device_id))
+    return Device(_core.Device('cuda:{}'.format(int(device_id))))
 
 
 def to_gpu(array, device=None, stream=None):
-    """Copies an array to a GPU (the current one, 0, by default)."""
+    """Copies an array (or a tuple/list/dict of them) to a GPU (0 by default)."""
     check_cuda_available()
     if device is None or device is DummyDevice:
         device = 0
     return backend.get_device(device).send(array)
 
 
-del numpy
+def synchronize(device=0):
+    """Blocks until the work queued on GPU ``device``'s current stream is done."""
+    check_cuda_available()
+    _cuda.synchronize(int(device))
+
+
+def memory_stats(device=0):
+    """The caching allocator's statistics of GPU ``device`` as a dict: allocated_bytes,
+    cached_bytes, peak_allocated_bytes, num_allocs, num_cache_hits, pinned_bytes_in_use,
+    pinned_bytes_cached."""
+    check_cuda_available()
+    return _cuda.memory_stats(int(device))
+
+
+class _MemoryPool(object):
+    """The shape of cupy's MemoryPool (``cuda.memory_pool``) over rensa's caching allocator
+    of every GPU. Without a GPU every count is 0."""
+
+    def _devices(self):
+        return range(device_count()) if available else range(0)
+
+    def used_bytes(self):
+        return sum(_cuda.memory_stats(d)['allocated_bytes'] for d in self._devices())
+
+    def free_bytes(self):
+        return sum(_cuda.memory_stats(d)['cached_bytes'] for d in self._devices())
+
+    def total_bytes(self):
+        return self.used_bytes() + self.free_bytes()
+
+    def free_all_blocks(self):
+        for d in self._devices():
+            _cuda.empty_cache(d)
+
+
+class _PinnedMemoryPool(object):
+    """The shape of cupy's PinnedMemoryPool (``cuda.pinned_memory_pool``)."""
+
+    def _stats(self):
+        return _cuda.memory_stats(0) if available else {}
+
+    def used_bytes(self):
+        return self._stats().get('pinned_bytes_in_use', 0)
+
+    def free_bytes(self):
+        return self._stats().get('pinned_bytes_cached', 0)
+
+    def total_bytes(self):
+        return self.used_bytes() + self.free_bytes()
+
+    def free_all_blocks(self):
+        if available:
+            _cuda.empty_cache(0)
+
+
+memory_pool = _MemoryPool()
+pinned_memory_pool = _PinnedMemoryPool()

@@ -5,6 +5,7 @@
 
 #include "core/backend.h"
 #include "python/src/bind.h"
+#include "python/src/core_cuda.h"
 
 #if RENSA_PY_WITH_MPI
 #include <mpi.h>
@@ -36,6 +37,7 @@ std::string mpi_version() {
 }  // namespace
 
 void bind_runtime_info(py::module_& m) {
+    bind_cuda(m);  // first: installs the CUDA backend, so cuda_device_count() below sees it
     m.def("cuda_device_count", &cuda_device_count, "Number of CUDA devices rensa can use (0 without CUDA).");
     m.def("runtime_info", [] {
         py::dict info;

@@ -8,6 +8,8 @@
 #include <random>
 #include <sstream>
 
+#include "core/backend.h"
+#include "core/error.h"
 #include "core/ops/random.h"
 
 namespace rensa::testing {
@@ -45,20 +47,26 @@ std::vector<double> generate(const InputSpec& spec, uint64_t seed) {
 
 bool swept(const InputSpec& spec) { return !spec.dtype.has_value(); }
 
-// The inputs in `dtype` (swept ones) with `layout` applied to the float ones.
-Arrays make_inputs(const FunctionCheck& c, Dtype dtype, Layout layout) {
+// The inputs in `dtype` (swept ones) on `device` with `layout` applied to the float ones.
+// The values are made on the host, so every device sees the same ones; with_layout's
+// buffers go to the default device, which the caller's DeviceScope sets to `device`.
+Arrays make_inputs(const FunctionCheck& c, Dtype dtype, Layout layout, Device device = Device::native()) {
     Arrays xs;
     for (size_t i = 0; i < c.inputs.size(); ++i) {
         const InputSpec& spec = c.inputs[i];
-        const Array base = f64(generate(spec, c.seed + i), spec.shape).astype(spec.dtype.value_or(dtype));
+        const Array host = Array::from_vector(generate(spec, c.seed + i), spec.shape, Device::native())
+                               .astype(spec.dtype.value_or(dtype));
+        const Array base = host.to_device(device);
         xs.push_back(is_float(base.dtype()) ? with_layout(base, layout) : base);
     }
     return xs;
 }
 
-std::string context(const FunctionCheck& c, const char* phase, Dtype dtype, Layout layout) {
+std::string context(const FunctionCheck& c, const char* phase, Dtype dtype, Layout layout, Device device) {
     std::ostringstream os;
-    os << c.name << " " << phase << " [" << dtype_name(dtype) << ", " << layout_name(layout) << "]";
+    os << c.name << " " << phase << " [" << dtype_name(dtype) << ", " << layout_name(layout);
+    if (device != Device::native()) os << ", " << device;
+    os << "]";
     return os.str();
 }
 
@@ -85,15 +93,19 @@ Bound bind_constants(const FunctionCheck& c, const Arrays& xs) {
     return {std::move(func), std::move(args)};
 }
 
-void check_forward(const FunctionCheck& c, Dtype dtype) {
+void check_forward(const FunctionCheck& c, Dtype dtype, Device device) {
     Arrays ref_inputs;
     for (const Array& x : make_inputs(c, dtype, Layout::kContiguous)) ref_inputs.push_back(x.astype(Dtype::kFloat64));
-    const Arrays expected = c.reference(ref_inputs);
+    Arrays expected;
+    {
+        const DeviceScope host{Device::native()};  // references are host loops, whatever the device under test
+        expected = c.reference(ref_inputs);
+    }
     const Tolerance tol = c.forward_tol.get(dtype).value_or(tolerance(dtype));
     for (const Layout layout : c.layouts) {
-        INFO(context(c, "forward", dtype, layout));
+        INFO(context(c, "forward", dtype, layout, device));
         Vars vars;
-        for (const Array& x : make_inputs(c, dtype, layout)) vars.emplace_back(x, is_float(x.dtype()));
+        for (const Array& x : make_inputs(c, dtype, layout, device)) vars.emplace_back(x, is_float(x.dtype()));
         const Vars ys = c.func(vars);
         REQUIRE(ys.size() == expected.size());
         for (size_t k = 0; k < ys.size(); ++k) {
@@ -110,14 +122,16 @@ void check_forward(const FunctionCheck& c, Dtype dtype) {
 Arrays random_like(const Vars& ys) {
     Arrays gys;
     for (const Variable& y : ys) {
-        gys.push_back(ops::normal(y.shape(), 0.0, 1.0, Dtype::kFloat64).astype(y.dtype()));
+        gys.push_back(ops::normal(y.shape(), 0.0, 1.0, Dtype::kFloat64, y.array().device()).astype(y.dtype()));
     }
     return gys;
 }
 
 Arrays random_like(const Arrays& xs) {
     Arrays out;
-    for (const Array& x : xs) out.push_back(ops::normal(x.shape(), 0.0, 1.0, Dtype::kFloat64).astype(x.dtype()));
+    for (const Array& x : xs) {
+        out.push_back(ops::normal(x.shape(), 0.0, 1.0, Dtype::kFloat64, x.device()).astype(x.dtype()));
+    }
     return out;
 }
 
@@ -141,15 +155,15 @@ CheckBackwardOptions options_for(const FunctionCheck& c, Dtype dtype, Tolerance 
             .dtype = dtype == Dtype::kFloat64 ? std::nullopt : std::optional<Dtype>(Dtype::kFloat64)};
 }
 
-void check_gradients(const FunctionCheck& c, Dtype dtype) {
+void check_gradients(const FunctionCheck& c, Dtype dtype, Device device) {
     for (const Layout layout : gradient_layouts(c, dtype)) {
-        const Bound bound = bind_constants(c, make_inputs(c, dtype, layout));
+        const Bound bound = bind_constants(c, make_inputs(c, dtype, layout, device));
         if (bound.args.empty()) return;
         Vars probe;
         for (const Array& a : bound.args) probe.emplace_back(a, false);
         const Arrays gys = random_like(bound.func(probe));
         if (c.backward) {
-            const std::string where = context(c, "check_backward", dtype, layout);
+            const std::string where = context(c, "check_backward", dtype, layout, device);
             const Tolerance tol = c.backward_tol.get(dtype).value_or(default_backward_tol(dtype));
             try {
                 check_backward(bound.func, bound.args, gys, options_for(c, dtype, tol));
@@ -159,7 +173,7 @@ void check_gradients(const FunctionCheck& c, Dtype dtype) {
         }
         const bool low = dtype == Dtype::kFloat16 || dtype == Dtype::kBFloat16;
         if (c.double_backward && !low) {
-            const std::string where = context(c, "check_double_backward", dtype, layout);
+            const std::string where = context(c, "check_double_backward", dtype, layout, device);
             const Tolerance tol = c.double_backward_tol.get(dtype).value_or(default_double_backward_tol(dtype));
             try {
                 check_double_backward(bound.func, bound.args, gys, random_like(bound.args), options_for(c, dtype, tol));
@@ -168,6 +182,18 @@ void check_gradients(const FunctionCheck& c, Dtype dtype) {
             }
         }
     }
+}
+
+// Note [Device sweep]: every check runs on native:0 and, when a CUDA backend is
+// installed (RENSA_TEST_ON_CUDA builds install it in main.cc; it installs only with a
+// GPU), again on cuda:0 inside a DeviceScope, so arrays the function makes itself land
+// there too. References always run on the host, so both devices meet the same float64
+// values. A check whose func captures host arrays (a fixed mask, say) throws DeviceError
+// on cuda:0: it is warned about and skipped there. Without the backend nothing changes.
+std::vector<Device> test_devices() {
+    std::vector<Device> devices{Device::native()};
+    if (global_context().has_backend(DeviceKind::kCuda)) devices.push_back(Device::cuda(0));
+    return devices;
 }
 
 }  // namespace
@@ -186,9 +212,20 @@ std::optional<Tolerance> DtypeTolerances::get(Dtype dtype) const {
 
 void check_function(const FunctionCheck& c) {
     REQUIRE(c.func);
-    for (const Dtype dtype : c.dtypes) {
-        if (c.reference) check_forward(c, dtype);
-        if (c.backward || c.double_backward) check_gradients(c, dtype);
+    for (const Device device : test_devices()) {
+        const DeviceScope scope{device};
+        try {
+            for (const Dtype dtype : c.dtypes) {
+                if (c.reference) check_forward(c, dtype, device);
+                if (c.backward || c.double_backward) check_gradients(c, dtype, device);
+            }
+        } catch (const DeviceError& e) {
+            // A func that captures arrays made on the host (a fixed mask, class weights,
+            // pooling indexes) cannot run on another device: warned, not failed, there
+            // (scripts/gpu-check.sh counts these lines). On native:0 it is a failure.
+            if (device == Device::native()) throw;
+            WARN(c.name << ": not run on " << device << ": " << e.what());
+        }
     }
 }
 
@@ -234,6 +271,8 @@ ValueGenerator integers(int64_t low, int64_t high) {
     };
 }
 
-Array f64(const std::vector<double>& values, const Shape& shape) { return Array::from_vector(values, shape); }
+Array f64(const std::vector<double>& values, const Shape& shape) {
+    return Array::from_vector(values, shape, Device::native());
+}
 
 }  // namespace rensa::testing

@@ -1,0 +1,52 @@
+#pragma once
+// The caching allocator of one GPU.
+//
+// Note [Stream-ordered caching]: cudaMalloc/cudaFree synchronise the device, so freed
+// blocks are kept in size-class bins (at most 1/8 larger than asked, 512-byte granules
+// for small requests) keyed by the stream they were allocated on. A block freed on its
+// stream can be handed out again at once on that stream: later kernels on the same
+// stream run after the ones that used it. A block also used on other streams
+// (record_stream) is reused only after an event recorded on each of those streams at
+// free time has completed (queried, never waited for). Out of memory: every cached block
+// is released (empty_cache) and the request retried once; a second failure throws
+// OutOfMemoryError naming the bytes requested, allocated and cached.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "core/storage.h"
+
+namespace rensa::cuda {
+
+class CachingAllocator final : public Allocator, public std::enable_shared_from_this<CachingAllocator> {
+public:
+    explicit CachingAllocator(int device);
+    ~CachingAllocator() override;
+
+    // A block for use on current_stream(device) (see Note [Streams] in cuda/stream.h).
+    // Zero bytes gives a valid storage with a null pointer.
+    std::shared_ptr<Storage> allocate(int64_t bytes) override;
+    // Synchronises the device and frees every cached block that no stream still uses.
+    void empty_cache() override;
+    AllocatorStats stats() const override;
+
+    // Marks `storage` (one of this allocator's) as used on `stream` too: when freed, its
+    // block is not reused before the work queued on `stream` by then is done.
+    void record_stream(const Storage& storage, cudaStream_t stream);
+    int device() const { return device_; }
+
+    struct Impl;  // the bins and the live-block table (cuda/allocator.cc)
+
+private:
+    int device_;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The caching allocator of GPU `device` (the installed CUDA backend's; DeviceError
+// without one).
+CachingAllocator& caching_allocator(int device);
+
+}  // namespace rensa::cuda

@@ -1,0 +1,250 @@
+// The pure_nccl communicator. See Note [pure_nccl] and Note [NCCL watch].
+#include "distributed/communicators/pure_nccl_communicator.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/ops/elementwise.h"
+#include "cuda/device_guard.h"
+#include "distributed/detail/nccl_check.h"
+#include "distributed/detail/nccl_comm.h"
+
+namespace rensa::distributed {
+namespace {
+
+using detail::OpGuard;
+
+bool is_cuda(const Array& x) { return x.defined() && x.device().kind == DeviceKind::kCuda; }
+
+void check_reducible(const Array& x, ReduceOp op, const char* name) {
+    RENSA_CHECK(x.defined(), ValueError, name, ": the array is undefined");
+    RENSA_CHECK(!(x.dtype() == Dtype::kBool && (op == ReduceOp::kSum || op == ReduceOp::kMean)), DtypeError, name, ": ",
+                to_string(op), " of bool arrays is not supported (use max or min, or cast to int)");
+}
+
+// buffer /= size in place, on the compute stream: true division for floats, floor division
+// for integers (as the MPI path does).
+void divide_inplace(const Array& buffer, int size) {
+    if (size == 1) return;
+    buffer.assign(is_float(buffer.dtype()) ? ops::divide(buffer, Scalar(static_cast<double>(size)))
+                                           : ops::floor_divide(buffer, Scalar(static_cast<int64_t>(size))));
+}
+
+// Elements [offset, offset + size of shape) of a 1-D buffer, viewed in `shape`.
+Array slice_of(const Array& buffer, int64_t offset, const Shape& shape) {
+    return buffer.index({Slice{offset, offset + shape_size(shape)}}).reshape(shape);
+}
+
+// An iallreduce on the communication stream. wait() makes the compute stream wait for it
+// (no host synchronisation); test() polls the event and the watch.
+class NcclRequest : public Request {
+public:
+    NcclRequest(std::shared_ptr<detail::NcclComm> comm, std::shared_ptr<cuda::Event> done, Array buffer, ReduceOp op,
+                int size)
+        : comm_{std::move(comm)}, done_event_{std::move(done)}, buffer_{std::move(buffer)}, op_{op}, size_{size} {}
+    ~NcclRequest() override {
+        if (done_) return;
+        try {
+            wait();
+        } catch (const std::exception& e) {
+            detail::abort_job(std::string("iallreduce: ") + e.what());
+        }
+    }
+    void wait() override {
+        if (done_) return;
+        const cuda::DeviceGuard guard{comm_->device()};
+        comm_->poll();
+        done_event_->wait(cuda::current_stream(comm_->device()));
+        done_ = true;
+        if (op_ == ReduceOp::kMean) divide_inplace(buffer_, size_);
+    }
+    bool test() override {
+        if (done_) return true;
+        comm_->poll();
+        if (done_event_->query()) wait();
+        return done_;
+    }
+
+private:
+    std::shared_ptr<detail::NcclComm> comm_;
+    std::shared_ptr<cuda::Event> done_event_;
+    Array buffer_;
+    ReduceOp op_;
+    int size_;
+    bool done_ = false;
+};
+
+// A request with nothing left to do (empty buffers).
+class DoneRequest : public Request {
+public:
+    void wait() override {}
+    bool test() override { return true; }
+};
+
+}  // namespace
+
+PureNcclCommunicator::PureNcclCommunicator(std::shared_ptr<detail::CommHandle> handle, CommunicatorOptions options)
+    : FlatCommunicator(std::move(handle), options) {}
+
+PureNcclCommunicator::~PureNcclCommunicator() = default;
+
+CommunicatorPtr PureNcclCommunicator::make_same_kind(std::shared_ptr<detail::CommHandle> handle) const {
+    return std::make_shared<PureNcclCommunicator>(std::move(handle), options_);
+}
+
+bool PureNcclCommunicator::on_one_gpu(const std::vector<Array>& arrays) {
+    if (arrays.empty() || !is_cuda(arrays[0])) return false;
+    for (const Array& a : arrays) {
+        if (!is_cuda(a) || a.device() != arrays[0].device()) return false;
+    }
+    return true;
+}
+
+detail::NcclComm& PureNcclCommunicator::nccl(Device device) {
+    if (!nccl_) nccl_ = std::make_shared<detail::NcclComm>(nccl_handle(), device.index);
+    RENSA_CHECK(nccl_->device() == device.index, ValueError, name(),
+                ": the NCCL communicator lives on cuda:", nccl_->device(),
+                " (made by the first CUDA collective), got an array on ", device);
+    return *nccl_;
+}
+
+void PureNcclCommunicator::reduce_on_device(const Array& buffer, ReduceOp op, const std::string& collective) {
+    if (buffer.size() == 0) return;
+    void* data = buffer.raw_data();
+    const auto count = static_cast<size_t>(buffer.size());
+    const ncclDataType_t type = detail::nccl_datatype(buffer.dtype());
+    const ncclRedOp_t reduce = detail::nccl_op(op);
+    nccl(buffer.device()).run(collective, "ncclAllReduce", [=](ncclComm_t comm, cudaStream_t stream) {
+        return ncclAllReduce(data, data, count, type, reduce, comm, stream);
+    });
+    if (op == ReduceOp::kMean) divide_inplace(buffer, size_);
+}
+
+Array PureNcclCommunicator::allreduce(const Array& x, ReduceOp op) {
+    if (!is_cuda(x)) return FlatCommunicator::allreduce(x, op);
+    check_reducible(x, op, "allreduce");
+    const OpGuard guard{handle(), {.op = "allreduce", .dtype = x.dtype(), .shape = x.shape()}};
+    const Array out = x.copy();  // contiguous, on x's device
+    reduce_on_device(out, op, "allreduce");
+    return out;
+}
+
+void PureNcclCommunicator::allreduce_inplace(const Array& buffer, ReduceOp op) {
+    if (!is_cuda(buffer)) return FlatCommunicator::allreduce_inplace(buffer, op);
+    check_reducible(buffer, op, "allreduce_inplace");
+    RENSA_CHECK(buffer.is_contiguous(), ValueError, "allreduce_inplace: the buffer must be contiguous, got ",
+                buffer.device(), " non-contiguous");
+    const OpGuard guard{handle(), {.op = "allreduce_inplace", .dtype = buffer.dtype(), .shape = buffer.shape()}};
+    reduce_on_device(buffer, op, "allreduce_inplace");
+}
+
+std::unique_ptr<Request> PureNcclCommunicator::iallreduce_inplace(const Array& buffer, ReduceOp op) {
+    if (!is_cuda(buffer)) return FlatCommunicator::iallreduce_inplace(buffer, op);
+    check_reducible(buffer, op, "iallreduce_inplace");
+    RENSA_CHECK(buffer.is_contiguous(), ValueError, "iallreduce_inplace: the buffer must be contiguous, got ",
+                buffer.device(), " non-contiguous");
+    const OpGuard guard{handle(), {.op = "iallreduce", .dtype = buffer.dtype(), .shape = buffer.shape()}};
+    if (buffer.size() == 0) return std::make_unique<DoneRequest>();
+    detail::NcclComm& comm = nccl(buffer.device());
+    void* data = buffer.raw_data();
+    const auto count = static_cast<size_t>(buffer.size());
+    const ncclDataType_t type = detail::nccl_datatype(buffer.dtype());
+    const ncclRedOp_t reduce = detail::nccl_op(op);
+    auto done = comm.run(
+        "iallreduce", "ncclAllReduce",
+        [=](ncclComm_t c, cudaStream_t stream) { return ncclAllReduce(data, data, count, type, reduce, c, stream); },
+        /*compute_waits=*/false);
+    return std::make_unique<NcclRequest>(nccl_, std::move(done), buffer, op, size_);
+}
+
+std::vector<Array> PureNcclCommunicator::allgather(const Array& x) {
+    std::string mine;  // "" unless x is a CUDA array
+    if (is_cuda(x)) {
+        std::ostringstream os;
+        os << x.dtype() << ' ' << x.shape();
+        mine = os.str();
+    }
+    const std::vector<std::string> all = allgather_obj(mine);  // same verdict on every rank
+    const bool uniform =
+        !all[0].empty() && std::all_of(all.begin(), all.end(), [&](const std::string& s) { return s == all[0]; });
+    if (!uniform) return FlatCommunicator::allgather(x);
+    const OpGuard guard{handle(), {.op = "allgather", .dtype = x.dtype(), .shape = x.shape()}};
+    const Array input = x.as_contiguous();
+    const Array rows = Array::empty({static_cast<int64_t>(size_), x.size()}, x.dtype(), x.device());
+    if (x.size() > 0) {
+        const void* send = input.raw_data();
+        void* recv = rows.raw_data();
+        const auto bytes = static_cast<size_t>(input.nbytes());
+        nccl(x.device()).run("allgather", "ncclAllGather", [=](ncclComm_t comm, cudaStream_t stream) {
+            return ncclAllGather(send, recv, bytes, ncclUint8, comm, stream);
+        });
+    }
+    std::vector<Array> out;
+    for (int r = 0; r < size_; ++r) out.push_back(rows[r].reshape(x.shape()));
+    return out;
+}
+
+void PureNcclCommunicator::barrier() {
+    if (nccl_) nccl_->wait_all("barrier");
+    FlatCommunicator::barrier();
+}
+
+void PureNcclCommunicator::bcast_arrays(const std::vector<Array>& arrays) {
+    if (!on_one_gpu(arrays)) return FlatCommunicator::bcast_arrays(arrays);
+    for (const Array& array : arrays) {
+        const OpGuard guard{handle(), {.op = "bcast_data", .dtype = array.dtype(), .shape = array.shape(), .root = 0}};
+        if (array.size() == 0) continue;
+        const Array data = array.is_contiguous() ? array : array.copy();
+        void* bytes = data.raw_data();
+        const auto count = static_cast<size_t>(data.nbytes());
+        nccl(data.device()).run("bcast_data", "ncclBroadcast", [=](ncclComm_t comm, cudaStream_t stream) {
+            return ncclBroadcast(bytes, bytes, count, ncclUint8, 0, comm, stream);
+        });
+        if (data.storage() != array.storage()) array.assign(data);
+    }
+}
+
+// Packs the grads per reduction dtype into device buffers (kept while the layout holds),
+// reduces each, and writes grad = sum / size back in the grad's dtype.
+void PureNcclCommunicator::mean_grads(const std::vector<Array>& grads) {
+    if (!on_one_gpu(grads)) return FlatCommunicator::mean_grads(grads);
+    const Device device = grads[0].device();
+    std::vector<Dtype> dtypes;
+    std::vector<int64_t> sizes;
+    std::vector<std::pair<size_t, int64_t>> slots;  // (buffer, offset) of each grad
+    for (const Array& g : grads) {
+        const Dtype dtype = reduce_dtype(g.dtype());
+        const auto it = std::find(dtypes.begin(), dtypes.end(), dtype);
+        const auto b = static_cast<size_t>(it - dtypes.begin());
+        if (it == dtypes.end()) {
+            dtypes.push_back(dtype);
+            sizes.push_back(0);
+        }
+        slots.emplace_back(b, sizes[b]);
+        sizes[b] += g.size();
+    }
+    bool reuse = grad_buffers_.size() == dtypes.size();
+    for (size_t b = 0; reuse && b < dtypes.size(); ++b) {
+        const Array& buffer = grad_buffers_[b];
+        reuse = buffer.dtype() == dtypes[b] && buffer.size() == sizes[b] && buffer.device() == device;
+    }
+    if (!reuse) {
+        grad_buffers_.clear();
+        for (size_t b = 0; b < dtypes.size(); ++b) grad_buffers_.push_back(Array::empty({sizes[b]}, dtypes[b], device));
+    }
+    for (size_t i = 0; i < grads.size(); ++i) {
+        slice_of(grad_buffers_[slots[i].first], slots[i].second, grads[i].shape()).assign(grads[i]);
+    }
+    for (const Array& buffer : grad_buffers_) {
+        const OpGuard guard{handle(), {.op = "allreduce_grad", .dtype = buffer.dtype(), .shape = buffer.shape()}};
+        reduce_on_device(buffer, ReduceOp::kSum, "allreduce_grad");
+    }
+    const Scalar scale(1.0 / static_cast<double>(size_));
+    for (size_t i = 0; i < grads.size(); ++i) {
+        const Array& g = grads[i];
+        const Array part = slice_of(grad_buffers_[slots[i].first], slots[i].second, g.shape());
+        g.assign(ops::multiply(part.dtype() == g.dtype() ? part : part.astype(g.dtype()), scale));
+    }
+}
+
+}  // namespace rensa::distributed
