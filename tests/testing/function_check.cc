@@ -188,8 +188,9 @@ void check_gradients(const FunctionCheck& c, Dtype dtype, Device device) {
 // installed (RENSA_TEST_ON_CUDA builds install it in main.cc; it installs only with a
 // GPU), again on cuda:0 inside a DeviceScope, so arrays the function makes itself land
 // there too. References always run on the host, so both devices meet the same float64
-// values. A check whose func captures host arrays (a fixed mask, say) throws DeviceError
-// on cuda:0: it is warned about and skipped there. Without the backend nothing changes.
+// values. A func that captures arrays (a fixed mask, say) moves them to its inputs' device
+// (`mask.to_device(xs[0].device())`, free on native); one that does not throws DeviceError
+// on cuda:0 and is warned about and skipped there. Without the backend nothing changes.
 std::vector<Device> test_devices() {
     std::vector<Device> devices{Device::native()};
     if (global_context().has_backend(DeviceKind::kCuda)) devices.push_back(Device::cuda(0));

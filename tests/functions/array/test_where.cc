@@ -15,7 +15,8 @@ TEST_CASE("where", "[functions][array]") {
     check_function({
         .name = "where",
         .inputs = {{.shape = {2, 3}}, {.shape = {2, 3}}},
-        .func = [condition](const Vars& xs) { return Vars{F::where(condition, xs[0], xs[1])}; },
+        .func =
+            [condition](const Vars& xs) { return Vars{F::where(condition.to_device(xs[0].device()), xs[0], xs[1])}; },
         .reference =
             [mask](const Arrays& xs) {
                 const std::vector<double> x = to_doubles(xs[0]), y = to_doubles(xs[1]);
@@ -28,7 +29,10 @@ TEST_CASE("where", "[functions][array]") {
     check_function({
         .name = "where broadcast",
         .inputs = {{.shape = {3}}, {.shape = {2, 1}}},
-        .func = [condition](const Vars& xs) { return Vars{F::where(Variable(condition, false), xs[0], xs[1])}; },
+        .func =
+            [condition](const Vars& xs) {
+                return Vars{F::where(Variable(condition.to_device(xs[0].device()), false), xs[0], xs[1])};
+            },
         .reference =
             [mask](const Arrays& xs) {
                 const std::vector<double> x = to_doubles(xs[0]), y = to_doubles(xs[1]);

@@ -51,7 +51,12 @@ void check_sce(const std::string& name, const Shape& x_shape, const Shape& t_sha
         .name = name,
         .inputs = {{.shape = x_shape, .low = -2.0, .high = 2.0},
                    {.shape = t_shape, .values = integers(label_low, classes), .dtype = Dtype::kInt32}},
-        .func = [o](const Vars& v) { return Vars{F::softmax_cross_entropy(v[0], v[1], o)}; },
+        .func =
+            [o](const Vars& v) {
+                F::SoftmaxCrossEntropyOptions on_device = o;  // class_weight follows the inputs (cuda:0 sweep)
+                if (o.class_weight.defined()) on_device.class_weight = o.class_weight.to_device(v[0].device());
+                return Vars{F::softmax_cross_entropy(v[0], v[1], on_device)};
+            },
         .reference = [o](const Arrays& a) { return Arrays{sce_reference(a[0], a[1], o)}; },
         .double_backward = o.enable_double_backprop,
     });

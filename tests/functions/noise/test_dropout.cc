@@ -32,7 +32,8 @@ TEST_CASE("dropout: with a fixed mask", "[functions][noise]") {
             .inputs = {{.shape = {3, 4}}},
             .func =
                 [ratio](const Vars& xs) {
-                    return Vars{F::dropout(xs[0], ratio, pattern_mask({3, 4}, xs[0].dtype(), ratio))};
+                    return Vars{
+                        F::dropout(xs[0], ratio, pattern_mask({3, 4}, xs[0].dtype(), ratio).to_device(xs[0].device()))};
                 },
             .reference =
                 [ratio](const Arrays& xs) {

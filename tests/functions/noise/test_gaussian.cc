@@ -30,7 +30,7 @@ TEST_CASE("gaussian: with fixed noise", "[functions][noise]") {
         .inputs = {{.shape = {3, 4}}, {.shape = {3, 4}}},
         .func =
             [](const Vars& xs) {
-                return Vars{F::gaussian(xs[0], xs[1], pattern_eps({3, 4}, xs[0].dtype()))};
+                return Vars{F::gaussian(xs[0], xs[1], pattern_eps({3, 4}, xs[0].dtype()).to_device(xs[0].device()))};
             },
         .reference =
             [](const Arrays& xs) {

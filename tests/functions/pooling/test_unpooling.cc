@@ -71,7 +71,10 @@ TEST_CASE("upsampling_2d", "[functions][pooling]") {
         check_function({
             .name = "upsampling_2d",
             .inputs = {{.shape = c.x_shape}},
-            .func = [&](const Vars& xs) { return Vars{F::upsampling_2d(xs[0], indexes, c.ksize, c.options)}; },
+            .func =
+                [&](const Vars& xs) {
+                    return Vars{F::upsampling_2d(xs[0], indexes.to_device(xs[0].device()), c.ksize, c.options)};
+                },
             .reference =
                 [&](const Arrays& xs) {
                     return Arrays{f64(upsample_ref(to_doubles(xs[0]), idx, c.x_shape, c.w, c.y_shape), c.y_shape)};
