@@ -67,6 +67,11 @@ private:
     void complete_leaf(const VariableNode* leaf);
     std::vector<Variable> call_backward(FunctionNode& function, const std::vector<int>& targets,
                                         const std::vector<Variable>& grad_outputs);
+    // The destinations offered to `function`'s backward, by input index (empty when none).
+    // See Note [Gradient destinations] in backward.cc.
+    std::vector<Array> offered_destinations(const FunctionNode& function, const std::vector<int>& targets) const;
+    // The destination of `leaf` when it may receive its grad there now (undefined otherwise).
+    Array usable_destination(const VariableNode& leaf) const;
 
     BackpropConfig config_;
     std::vector<Scheduled> heap_;
@@ -77,6 +82,13 @@ private:
     std::unordered_map<const VariableNode*, int64_t> pending_slots_;
     uint64_t next_order_ = 0;
 };
+
+// Some variable got a grad destination: backward() starts looking for them (until then it
+// does no extra work). See Note [Gradient destinations] in backward.cc.
+void note_grad_destinations_in_use();
+// The destination offered to the backward running on this thread for its input `index`;
+// undefined when none. What FunctionNode::grad_destination returns.
+const Array& offered_grad_destination(int index);
 
 // Throws DimensionError / DtypeError naming the grad (`what` is called only then).
 [[noreturn]] void throw_grad_mismatch(const VariableNode& node, const Array& grad, const std::string& what);

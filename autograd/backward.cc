@@ -8,8 +8,22 @@
 // backward runs exactly once, with the total gradient, and no recursion is needed
 // (a chain of a million functions is a loop of a million steps). Among equal ranks
 // the function scheduled first runs first, which makes the order deterministic.
+//
+// Note [Gradient destinations]: a leaf variable may name the array its grad goes to
+// (Variable::set_grad_destination; the multi-node optimizer gives each parameter a view
+// into its all-reduce bucket, so the bucket is filled by backward itself and nothing is
+// packed). When backward() completes such a leaf and its grad is a plain array (not
+// recorded for double backprop) of the variable's shape, dtype and device, the grad is
+// written into the destination, which becomes the variable's grad; when the grad already
+// is the destination, nothing is copied. A function can produce that case: while backward
+// (not grad(), not double backprop) runs a function one of whose inputs is such a leaf,
+// with no grad yet (neither in the variable nor accumulated in this pass) and not
+// repeated among the function's inputs, FunctionNode::grad_destination(i) returns the
+// destination, and a function that can write there directly does (linear's weight and
+// bias GEMMs). Every other grad costs one copy, made while the grad is hot in cache.
 
 #include <algorithm>
+#include <atomic>
 #include <sstream>
 
 #include "autograd/backprop_engine.h"
@@ -24,6 +38,28 @@
 namespace rensa::detail {
 
 namespace {
+std::atomic<bool> g_destinations_in_use{false};
+thread_local const std::vector<Array>* t_offered = nullptr;
+
+// Offers `destinations` to the backward called in this scope.
+class OfferScope {
+public:
+    explicit OfferScope(const std::vector<Array>* destinations) : saved_{t_offered} { t_offered = destinations; }
+    ~OfferScope() { t_offered = saved_; }
+    OfferScope(const OfferScope&) = delete;
+    OfferScope& operator=(const OfferScope&) = delete;
+
+private:
+    const std::vector<Array>* saved_;
+};
+
+// The array `grad` is `destination` itself (a function wrote the grad there).
+bool is_same_array(const Array& grad, const Array& destination) {
+    return grad.raw_data() == destination.raw_data() && grad.shape() == destination.shape() &&
+           grad.strides() == destination.strides() && grad.dtype() == destination.dtype() &&
+           grad.device() == destination.device();
+}
+
 bool lower_priority(const auto& a, const auto& b) {  // heap order: highest rank, then oldest
     return a.rank != b.rank ? a.rank < b.rank : a.order > b.order;
 }
@@ -41,6 +77,14 @@ std::string shapes_of(const FunctionNode& function) {
     return os.str();
 }
 }  // namespace
+
+void note_grad_destinations_in_use() { g_destinations_in_use.store(true, std::memory_order_relaxed); }
+
+const Array& offered_grad_destination(int index) {
+    static const Array kNone{};
+    if (t_offered == nullptr || index < 0 || static_cast<size_t>(index) >= t_offered->size()) return kNone;
+    return (*t_offered)[static_cast<size_t>(index)];
+}
 
 void throw_grad_mismatch(const VariableNode& node, const Array& grad, const std::string& what) {
     RENSA_CHECK(grad.shape() == node.shape(), DimensionError, what, " has shape ", grad.shape(),
@@ -130,7 +174,12 @@ std::vector<Variable> BackpropEngine::call_backward(FunctionNode& function, cons
         out_grads = arrays_of(grad_outputs);
     }
     for (FunctionHook* hook : hooks) hook->backward_preprocess(function, in_data, out_grads);
-    std::vector<Variable> grads = function.backward(targets, grad_outputs);
+    const std::vector<Array> destinations = offered_destinations(function, targets);
+    std::vector<Variable> grads;
+    {
+        OfferScope offer{destinations.empty() ? nullptr : &destinations};
+        grads = function.backward(targets, grad_outputs);
+    }
     for (FunctionHook* hook : hooks) hook->backward_postprocess(function, in_data, out_grads);
 
     const size_t n_inputs = function.inputs().size();
@@ -207,7 +256,37 @@ void BackpropEngine::release_leaf_slots(const FunctionNode& function) {
     }
 }
 
-// Stores the leaf's grad in its variable and reports it (nothing when it received none).
+// See Note [Gradient destinations].
+Array BackpropEngine::usable_destination(const VariableNode& leaf) const {
+    if (config_.grad_required != nullptr || is_backprop_enabled() || leaf.creator()) return {};
+    const Variable var = leaf.get_variable_or_none();
+    if (!var.defined() || var.grad_var().defined() || grads_.count(&leaf) != 0) return {};
+    const Array& destination = var.data_->grad_destination;
+    if (!destination.defined() || destination.shape() != leaf.shape() || destination.dtype() != leaf.dtype() ||
+        destination.device() != leaf.device()) {
+        return {};
+    }
+    return destination;
+}
+
+std::vector<Array> BackpropEngine::offered_destinations(const FunctionNode& function,
+                                                        const std::vector<int>& targets) const {
+    if (!g_destinations_in_use.load(std::memory_order_relaxed)) return {};
+    const auto& inputs = function.inputs();
+    std::vector<Array> offered;
+    for (const int i : targets) {
+        const VariableNode* x = inputs[static_cast<size_t>(i)].get();
+        const auto repeats = std::count_if(inputs.begin(), inputs.end(), [x](const auto& in) { return in.get() == x; });
+        Array destination = repeats == 1 ? usable_destination(*x) : Array{};
+        if (!destination.defined()) continue;
+        offered.resize(inputs.size());
+        offered[static_cast<size_t>(i)] = std::move(destination);
+    }
+    return offered;
+}
+
+// Stores the leaf's grad in its variable (in its destination when it has a usable one; see
+// Note [Gradient destinations]) and reports it (nothing when it received none).
 void BackpropEngine::complete_leaf(const VariableNode* leaf) {
     const auto it = grads_.find(leaf);
     if (it == grads_.end()) return;
@@ -215,6 +294,15 @@ void BackpropEngine::complete_leaf(const VariableNode* leaf) {
     Variable grad = std::move(it->second.grad);
     grads_.erase(it);
     if (!var.defined() || !grad.defined()) return;
+    const Array& destination = var.data_->grad_destination;
+    if (destination.defined() && !grad.creator() && destination.shape() == grad.shape() &&
+        destination.dtype() == grad.dtype() && destination.device() == grad.device()) {
+        if (!is_same_array(grad.array(), destination)) {
+            NoBackpropMode no_graph;
+            destination.assign(grad.array());
+            grad = Variable(destination, false);
+        }
+    }
     var.data_->grad = std::move(grad);
     var.data_->loss_scale = config_.loss_scale;
     if (config_.leaf_hooks == nullptr) return;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <typeinfo>
 
+#include "autograd/backprop_engine.h"
 #include "autograd/function_hook.h"
 #include "autograd/modes.h"
 #include "core/error.h"
@@ -104,6 +105,8 @@ void FunctionNode::link(const std::vector<Variable>& inputs, const std::vector<V
         outputs_.emplace_back(y.node());
     }
 }
+
+const Array& FunctionNode::grad_destination(int index) { return detail::offered_grad_destination(index); }
 
 Variable FunctionNode::retained_input(int index) const {
     const bool retained = std::find(retained_input_indexes_.begin(), retained_input_indexes_.end(), index) !=

@@ -75,6 +75,11 @@ protected:
     // Throws ValueError when it was not retained.
     Variable retained_input(int index) const;
     Variable retained_output(int index);
+    // Inside backward(): an array input `index`'s gradient may be written into (of that
+    // input's shape, dtype and device, contiguous or not), else an undefined Array. A
+    // backward that writes the gradient there returns it, and nothing is copied later.
+    // See Note [Gradient destinations] in autograd/backward.cc.
+    static const Array& grad_destination(int index);
     // Shape and dtype of input `index` (always known, retained or not).
     const Shape& input_shape(int index) const { return inputs_.at(static_cast<size_t>(index))->shape(); }
     Dtype input_dtype(int index) const { return inputs_.at(static_cast<size_t>(index))->dtype(); }

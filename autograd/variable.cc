@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/backprop_engine.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
@@ -51,10 +52,10 @@ void release_function(std::shared_ptr<FunctionNode>&& function) {
 namespace {
 std::atomic<int64_t> g_live_variable_nodes{0};
 
-void check_grad_matches(const Array& array, const Array& grad) {
-    RENSA_CHECK(grad.shape() == array.shape(), DimensionError, "Variable.grad: a gradient of shape ", grad.shape(),
+void check_grad_matches(const Array& array, const Array& grad, const char* what = "Variable.grad: a gradient") {
+    RENSA_CHECK(grad.shape() == array.shape(), DimensionError, what, " of shape ", grad.shape(),
                 " does not match the variable's shape ", array.shape());
-    RENSA_CHECK(grad.dtype() == array.dtype(), DtypeError, "Variable.grad: a gradient of dtype ", grad.dtype(),
+    RENSA_CHECK(grad.dtype() == array.dtype(), DtypeError, what, " of dtype ", grad.dtype(),
                 " does not match the variable's dtype ", array.dtype());
 }
 }  // namespace
@@ -154,6 +155,19 @@ void Variable::cleargrad() const { data().grad = Variable{}; }
 void Variable::zerograd() const { data().grad = Variable(ops::zeros_like(array()), false); }
 
 std::optional<double> Variable::loss_scale() const { return data().loss_scale; }
+
+void Variable::set_grad_destination(const Array& destination) const {
+    if (destination.defined()) {
+        check_grad_matches(array(), destination, "Variable.grad_destination: a destination");
+        RENSA_CHECK(destination.device() == array().device(), DeviceError,
+                    "Variable.grad_destination: a destination on ", destination.device(), " for a variable on ",
+                    array().device());
+        detail::note_grad_destinations_in_use();
+    }
+    data().grad_destination = destination;
+}
+
+const Array& Variable::grad_destination() const { return data().grad_destination; }
 
 bool Variable::requires_grad() const { return data().node->requires_grad(); }
 const std::string& Variable::name() const { return data().node->name(); }

@@ -75,6 +75,15 @@ public:
     // The loss scale of the last backward that set this variable's grad.
     std::optional<double> loss_scale() const;
 
+    // --- Gradient destination. See Note [Gradient destinations] in autograd/backward.cc.
+    // Where backward() stores this leaf's grad: an array of the variable's shape, dtype and
+    // device (a view into a gradient bucket, say) that backward() fills and makes the grad,
+    // instead of the array it computed. The grad then aliases it, and the next backward()
+    // writes it again. An undefined array (the default) turns it off. Throws
+    // DimensionError/DtypeError/DeviceError when it does not match the variable's array.
+    void set_grad_destination(const Array& destination) const;
+    const Array& grad_destination() const;
+
     // --- Graph.
     bool requires_grad() const;
     const std::string& name() const;
@@ -156,6 +165,7 @@ struct VariableData {
     Variable grad;  // undefined when there is none
     std::shared_ptr<VariableNode> node;
     std::optional<double> loss_scale{};
+    Array grad_destination;  // undefined unless set_grad_destination
 };
 
 // Chainer's as_array: the array of a variable (aliased).

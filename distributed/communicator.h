@@ -27,6 +27,11 @@
 
 namespace rensa::distributed {
 
+namespace detail {
+class BucketReducer;
+struct BucketSpec;
+}  // namespace detail
+
 // MPI and NCCL failures, and rank disagreements found by the debug checks.
 class MpiError : public Error {
 public:
@@ -124,12 +129,26 @@ public:
     // name order. First checks that every rank has the same initialised parameter names and
     // shapes: MpiError on every rank naming the first difference and the rank.
     virtual void bcast_data(links::Link& link) = 0;
-    // Averages the grads of `link`'s parameters over the ranks, in sorted name order.
-    // Parameters without a grad are skipped, or zero-filled and reduced when zero_fill (so
-    // every rank issues the same collectives even when some grads are None).
+    // Averages the grads of `link`'s initialised parameters over the ranks, through gradient
+    // buckets kept for the link (Note [Gradient buckets]): afterwards each grad aliases its
+    // slot in a bucket and is the parameter's grad destination, so the next backward writes
+    // straight into the bucket (hold a copy to keep a grad across steps). A parameter
+    // without a grad counts as zeros; it gets the mean when zero_fill, else stays None.
     virtual void multi_node_mean_grad(links::Link& link, bool zero_fill = false) = 0;
     // Chainer's older name of multi_node_mean_grad.
     void allreduce_grad(links::Link& link, bool zero_fill = false) { multi_node_mean_grad(link, zero_fill); }
+
+    // --- gradient buckets (see Note [Gradient buckets] in distributed/detail/grad_buckets.h) --
+    // The buffers of a set of gradient buckets on `device` (what bucket_device answered) and
+    // their in-place mean over the ranks. Collective: every rank passes the same specs.
+    [[nodiscard]] virtual std::unique_ptr<detail::BucketReducer> make_bucket_reducer(
+        const std::vector<detail::BucketSpec>& specs, Device device) = 0;
+    // Where the buckets of parameters on `params_device` live: host memory for MPI, the GPU
+    // for the NCCL communicators.
+    [[nodiscard]] virtual Device bucket_device(Device /*params_device*/) const { return Device::native(); }
+    // The bucket size used when `requested` bytes were asked for ("naive": one parameter per
+    // bucket, ChainerMN's one all-reduce per parameter).
+    [[nodiscard]] virtual int64_t bucket_bytes(int64_t requested) const { return requested; }
 
     // Waits until every rank arrived.
     virtual void barrier() = 0;
@@ -142,13 +161,16 @@ protected:
     CommunicatorOptions options_{};
 };
 
-// chainermn.create_communicator. "naive" (per-array MPI allreduce), "flat" (grads packed
-// into one buffer, one allreduce), "dummy" (packs, does not communicate: measures packing
-// cost; behaves as size 1 for the grads but reports the real topology). "pure_nccl" (CUDA
-// arrays reduced by NCCL, see Note [pure_nccl]) and "hierarchical" (NCCL in the node, MPI
-// among the nodes) need the CUDA build with NCCL (MpiError saying so without it); they
-// start NCCL at their first collective on a CUDA array and take MPI for the rest. Any other name:
-// ValueError listing the names. Initialises MPI on first use (never at load time).
+// chainermn.create_communicator. "naive" (one bucket per parameter: an all-reduce each),
+// "flat" (buckets of grads, shared memory on one node, a ring over all ranks otherwise),
+// "hierarchical" (buckets reduced in the node, then between nodes: shared memory and a ring
+// of the node leaders' slices for host buckets; NCCL in the node and MPI among the nodes for
+// CUDA ones), "dummy" (the gradient path without communication: measures its cost; behaves
+// as size 1 for the grads but reports the real topology), "pure_nccl" (CUDA arrays reduced
+// by NCCL, see Note [pure_nccl]; needs the CUDA build with NCCL, MpiError saying so
+// without it). The NCCL ones start NCCL at their first collective on a CUDA array and take
+// MPI for the rest. Any other name: ValueError listing the names. Initialises MPI on first
+// use (never at load time).
 [[nodiscard]] CommunicatorPtr create_communicator(const std::string& name = "flat", CommunicatorOptions options = {});
 
 }  // namespace rensa::distributed

@@ -1,11 +1,14 @@
 #include "distributed/multi_node_optimizer.h"
 
 #include <algorithm>
+#include <sstream>
+#include <unordered_map>
 #include <utility>
 
 #include "autograd/leaf_grad_hook.h"
 #include "core/error.h"
 #include "distributed/detail/grad_buckets.h"
+#include "distributed/detail/link_data.h"
 
 namespace rensa::distributed {
 
@@ -38,8 +41,8 @@ optimizers::Optimizer& MultiNodeOptimizer::setup(std::shared_ptr<links::Link> li
 // See Note [Multi-node update].
 void MultiNodeOptimizer::update() {
     push_counters();
-    if (is_changed()) {
-        broadcast_step();
+    if (is_changed() && !broadcast_step()) {
+        // The grads were computed from weights the broadcast replaced: no update.
     } else if (options_.double_buffering) {
         double_buffered_step();
     } else {
@@ -65,29 +68,72 @@ bool MultiNodeOptimizer::is_changed() {
     return changed;
 }
 
-void MultiNodeOptimizer::broadcast_step() {
+bool MultiNodeOptimizer::broadcast_step() {
     drain();  // requests a hooked backward started (every rank started the same ones)
+    const bool agreed = detail::same_data_on_every_rank(*comm_, target());
     comm_->bcast_data(target());
+    return agreed;
 }
 
-bool MultiNodeOptimizer::overlap_enabled() const { return options_.overlap && comm_->name() != "dummy"; }
+bool MultiNodeOptimizer::overlap_enabled() const { return options_.overlap; }
 
-detail::GradBuckets* MultiNodeOptimizer::buckets(size_t set) {
+// Note [Bucket order]: gradient buckets start in index order on every rank, so bucket 0
+// should hold the grads backward finishes first. When no layout exists yet, backward_loss
+// records the order in which backward completes the leaves (a LeafGradHookScope); the
+// layout takes the parameters in that order (those never seen, e.g. after a plain
+// loss.backward(), last, in descending name order: Chainer's names usually grow with
+// depth). Backward may take other roads on other ranks, so rank 0's order is broadcast and
+// used by all. The order is kept while the parameter set stays the same.
+detail::NamedParams MultiNodeOptimizer::in_bucket_order(detail::NamedParams params) {
+    std::unordered_map<std::string, size_t> position;
+    for (size_t i = 0; i < bucket_order_.size(); ++i) position.emplace(bucket_order_[i], i);
+    const bool known =
+        params.size() == bucket_order_.size() &&
+        std::all_of(params.begin(), params.end(), [&](const auto& p) { return position.count(p.first); });
+    if (!known) {  // a new parameter set: rank 0's order of its last backward
+        std::unordered_map<const VariableNode*, size_t> seen;
+        for (size_t i = 0; i < grad_order_.size(); ++i) seen.emplace(grad_order_[i], i);
+        std::stable_sort(params.begin(), params.end(), [&](const auto& a, const auto& b) {
+            const auto ia = seen.find(a.second.node().get()), ib = seen.find(b.second.node().get());
+            const size_t ra = ia == seen.end() ? seen.size() : ia->second;
+            const size_t rb = ib == seen.end() ? seen.size() : ib->second;
+            return ra != rb ? ra < rb : a.first > b.first;  // never seen: descending names
+        });
+        std::ostringstream mine;
+        for (const auto& [name, param] : params) mine << name << '\n';
+        std::istringstream root{comm_->bcast_obj(mine.str(), 0)};
+        bucket_order_.clear();
+        position.clear();
+        for (std::string name; std::getline(root, name);) {
+            position.emplace(name, bucket_order_.size());
+            bucket_order_.push_back(name);
+        }
+        RENSA_CHECK(
+            bucket_order_.size() == params.size() &&
+                std::all_of(params.begin(), params.end(), [&](const auto& p) { return position.count(p.first); }),
+            distributed::MpiError, "multi-node optimizer: rank ", comm_->rank(),
+            " has other parameters (names) than rank 0 for the gradient buckets");
+    }
+    std::sort(params.begin(), params.end(),
+              [&](const auto& a, const auto& b) { return position.at(a.first) < position.at(b.first); });
+    return params;
+}
+
+detail::GradBuckets* MultiNodeOptimizer::buckets(size_t set, bool* fresh) {
     std::unique_ptr<detail::GradBuckets>& slot = buckets_[set];
-    detail::NamedParams params = detail::bucketed_params(target());
+    detail::NamedParams params = detail::sorted_params(target(), /*updating_only=*/true);
+    if (params.empty()) {
+        slot.reset();
+        return nullptr;
+    }
+    params = in_bucket_order(std::move(params));
     if (slot && slot->matches(params)) return slot.get();
     slot.reset();
-    if (params.empty()) return nullptr;
-    // The NCCL communicators reduce CUDA buffers on the GPU (Note [pure_nccl]): buckets go
-    // there when every bucketed parameter is on one GPU; the MPI ones take native buffers.
-    Device device = params.front().second.device();
-    const bool nccl = comm_->name() == "pure_nccl" || comm_->name() == "hierarchical";
-    for (const auto& [name, param] : params) {
-        if (!nccl || param.device() != device || device.kind != DeviceKind::kCuda) device = Device::native();
-    }
-    slot = std::make_unique<detail::GradBuckets>(std::move(params), options_.bucket_size_bytes,
-                                                 comm_->options().allreduce_grad_dtype, device);
+    // Collective: every rank rebuilds at the same update (the parameter sets agree).
+    slot = std::make_unique<detail::GradBuckets>(std::move(params), *comm_,
+                                                 comm_->bucket_bytes(options_.bucket_size_bytes));
     slot->reset();
+    if (fresh != nullptr) *fresh = true;
     return slot.get();
 }
 
@@ -102,15 +148,13 @@ void MultiNodeOptimizer::drain() {
 // See Note [Overlap].
 void MultiNodeOptimizer::mean_grads() {
     const bool hooked = std::exchange(hooked_backward_, false);
-    if (!overlap_enabled()) {
-        comm_->multi_node_mean_grad(target(), options_.zero_fill);
-        return;
-    }
-    detail::GradBuckets* set = buckets(0);
+    bool fresh = false;
+    detail::GradBuckets* set = buckets(0, &fresh);
     if (set == nullptr) return;
     if (!hooked) set->reset();
-    set->start_all(*comm_);
-    set->finish(1.0 / comm_->size(), options_.zero_fill);
+    set->start_all();
+    set->finish(options_.zero_fill);
+    if (fresh) set->install_destinations();  // the next backward writes into the buckets
 }
 
 // See Note [Double buffering].
@@ -123,14 +167,17 @@ void MultiNodeOptimizer::double_buffered_step() {
     detail::GradBuckets* previous = has_previous_ ? buckets(1 - current_) : nullptr;
     if (previous != nullptr && !previous->all_started()) previous = nullptr;  // rebuilt: updates were switched
     current->reset();
-    current->start_all(*comm_);  // packs this step's grads before the previous ones overwrite them
+    current->start_all();  // this step's grads, before the previous ones become the grads
     if (previous != nullptr) {
-        previous->finish(1.0 / comm_->size(), options_.zero_fill);
+        previous->finish(options_.zero_fill);
         actual_->update();
     }
     current->progress();
     current_ = 1 - current_;
     has_previous_ = true;
+    // The next backward writes into the other set, whose grads the update just consumed.
+    bool fresh = false;
+    if (detail::GradBuckets* next = buckets(current_, &fresh); next != nullptr) next->install_destinations();
 }
 
 void MultiNodeOptimizer::backward_loss(const Variable& loss) {
@@ -145,15 +192,16 @@ void MultiNodeOptimizer::backward_loss(const Variable& loss) {
         set = buckets(0);
         if (set != nullptr) set->reset();
     }
-    if (set == nullptr) {
+    if (set == nullptr) {  // no layout yet: learn the order backward finishes the grads in
+        grad_order_.clear();
+        LeafGradHookScope scope{[this](const Variable& leaf) { grad_order_.push_back(leaf.node().get()); }};
         loss.backward(backward_options);
         return;
     }
-    Communicator& comm = *comm_;
     const bool overlap = !options_.double_buffering;
-    LeafGradHookScope scope{[set, &comm, overlap](const Variable& leaf) {
+    LeafGradHookScope scope{[set, overlap](const Variable& leaf) {
         if (overlap) {
-            set->grad_ready(leaf, comm);
+            set->grad_ready(leaf);
         } else {
             set->progress();
         }

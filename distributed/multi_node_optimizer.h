@@ -6,26 +6,32 @@
 // Note [Multi-node update]: like ChainerMN's _MultiNodeOptimizer, each update() first
 // compares the sorted (name, shape) list of the target's parameters (None for a lazy one)
 // with the previous update's. While it changes (always at the first update, and when a
-// lazy Linear(None, n) was initialised by the forward just run) the step only broadcasts
-// the parameters and persistent arrays from rank 0 (comm->bcast_data) and skips the
-// update. Afterwards it averages the grads and calls the actual update(). Every collective
-// is issued in the same order on every rank; grads are reduced in sorted parameter-name
-// order (overlap off) or in buckets (see Note [Gradient buckets] in
-// distributed/detail/grad_buckets.h).
+// lazy Linear(None, n) was initialised by the forward just run) the step broadcasts the
+// parameters and persistent arrays from rank 0 (comm->bcast_data). ChainerMN then always
+// skips the update; rensa skips it only when the broadcast changed something, i.e. when
+// the ranks did not already hold the same bytes (a digest of each rank's data, gathered
+// before the broadcast): the grads of this step were then computed from weights that are
+// gone. When every rank already agreed (a run resumed from a snapshot, ranks seeded
+// alike) the grads are valid and the step updates, so a resumed run loses no update and
+// ends bit for bit where the straight run does. Afterwards each update averages the grads
+// through the gradient buckets (Note [Gradient buckets] in distributed/detail/
+// grad_buckets.h) and calls the actual update(). Every collective is issued in the same
+// order on every rank.
 //
 // Note [Overlap]: with .overlap, update(lossfun, args...) (what StandardUpdater calls)
-// runs backward under a LeafGradHookScope: as soon as every grad of a bucket is final, the
-// bucket is packed and its non-blocking all-reduce starts while backward goes on. update()
-// then starts the buckets still waiting (a parameter without a grad contributes zeros),
-// waits for all and writes grad = sum / size. A plain `loss.backward(); opt.update()`
-// works too (all buckets start in update()). With "pure_nccl" and "hierarchical" the
-// buckets live on the parameters' GPU (when all are on one) and are reduced by NCCL on the
-// communication stream (Note [pure_nccl]). The "dummy" communicator (packing cost only)
-// always takes the non-overlapped path, comm->multi_node_mean_grad.
+// runs backward under a LeafGradHookScope: backward writes each grad into its bucket (the
+// parameter's grad destination), and as soon as every grad of a bucket is final, the
+// bucket's reduction starts while backward goes on. update() then starts the buckets still
+// waiting (a parameter without a grad contributes zeros), waits for all, and each grad is
+// the mean, an alias of its bucket slot. A plain `loss.backward(); opt.update()` works too
+// (all buckets start in update()). Every communicator takes this path, "dummy" included
+// (its buckets are reduced by nobody: the cost of the path without communication). With
+// "pure_nccl" and "hierarchical" the buckets of CUDA parameters live on their GPU and are
+// reduced by NCCL on the communication stream (Note [pure_nccl]).
 //
-// Note [Double buffering]: with .double_buffering (ChainerMN's), the grads of step t are
-// packed at update() and all-reduced in the background (on a second set of buffers) while
-// step t+1 computes its forward and backward; step t+1 then updates with the averaged
+// Note [Double buffering]: with .double_buffering (ChainerMN's), the grads of step t, which
+// backward wrote into one set of buckets, are reduced in the background while step t+1
+// computes its forward and backward into the other set; step t+1 then updates with the averaged
 // grads of step t. The parameters therefore lag one step behind (staleness one): the
 // first update after the broadcast only starts the communication and does not update.
 // Communication is hidden behind a whole step instead of the backward tail.
@@ -43,13 +49,15 @@
 #include <vector>
 
 #include "distributed/communicator.h"
+#include "links/parameter.h"
 #include "optimizers/optimizer.h"
 
 namespace rensa::distributed {
 
 namespace detail {
 class GradBuckets;
-}
+using NamedParams = std::vector<std::pair<std::string, links::Parameter>>;
+}  // namespace detail
 
 struct MultiNodeOptimizerOptions {
     // Update with the previous step's averaged grads while this step's are reduced in the
@@ -101,11 +109,16 @@ private:
     using ParamSignature = std::vector<std::pair<std::string, std::optional<Shape>>>;
     [[nodiscard]] ParamSignature param_signature() const;
     bool is_changed();
-    void broadcast_step();
+    // Broadcasts rank 0's data; true when it changed nothing on any rank (the grads of this
+    // step are then valid for the update).
+    bool broadcast_step();
     void mean_grads();
     void double_buffered_step();
-    // The current buckets, rebuilt when the bucketed parameters changed; null when empty.
-    detail::GradBuckets* buckets(size_t set);
+    // `params` in the buckets' order (Note [Bucket order]); agreed with rank 0 when new.
+    [[nodiscard]] detail::NamedParams in_bucket_order(detail::NamedParams params);
+    // The current buckets, rebuilt when the bucketed parameters changed (then *fresh =
+    // true); null when there is no parameter to reduce.
+    detail::GradBuckets* buckets(size_t set, bool* fresh = nullptr);
     void drain();
     bool overlap_enabled() const;
     void push_counters();  // t/epoch assigned on the decorator -> the actual optimizer
@@ -116,9 +129,11 @@ private:
     MultiNodeOptimizerOptions options_;
     ParamSignature target_params_;  // param_signature() at the previous update
     std::unique_ptr<detail::GradBuckets> buckets_[2];
-    size_t current_ = 0;            // double buffering: the set that packs this step
-    bool has_previous_ = false;     // double buffering: the other set holds last step's grads
-    bool hooked_backward_ = false;  // the last backward_loss ran with the overlap hook
+    std::vector<const VariableNode*> grad_order_;  // leaves in the order the last unhooked backward finished them
+    std::vector<std::string> bucket_order_;        // parameter names in bucket order (rank 0's)
+    size_t current_ = 0;                           // double buffering: the set that packs this step
+    bool has_previous_ = false;                    // double buffering: the other set holds last step's grads
+    bool hooked_backward_ = false;                 // the last backward_loss ran with the overlap hook
     int64_t mirrored_t_ = 0, mirrored_epoch_ = 0;
 };
 

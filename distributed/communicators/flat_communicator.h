@@ -1,9 +1,8 @@
 #pragma once
-// FlatCommunicator (chainermn's flat): every gradient packed into one contiguous buffer per
-// dtype (kept across calls), one allreduce per buffer, unpacked with the 1/size scale.
-// bcast_data packs the parameters the same way.
+// FlatCommunicator (chainermn's flat): the gradients in buckets of many parameters, each
+// reduced as one; in shared memory when every rank is on one node, else by a ring over all
+// ranks (see Note [Shared-memory buckets] in distributed/detail/mpi_bucket_reducer.cc).
 
-#include "distributed/communicators/grad_packing.h"
 #include "distributed/communicators/mpi_communicator_base.h"
 
 namespace rensa::distributed {
@@ -17,11 +16,6 @@ public:
 
 protected:
     [[nodiscard]] CommunicatorPtr make_same_kind(std::shared_ptr<detail::CommHandle> handle) const override;
-    void bcast_arrays(const std::vector<Array>& arrays) override;
-    void mean_grads(const std::vector<Array>& grads) override;
-
-    GradPacker grad_packer_;
-    GradPacker param_packer_;
 };
 
 }  // namespace rensa::distributed

@@ -1,97 +1,28 @@
-// The hierarchical communicator: NCCL inside the node, MPI among the node leaders.
+// The hierarchical communicator's host (MPI) part; the NCCL part is in hierarchical_nccl.cc.
 #include "distributed/communicators/hierarchical_communicator.h"
 
-#include "core/ops/elementwise.h"
-#include "distributed/communicators/detail/mpi_chunks.h"
-#include "distributed/detail/nccl_check.h"
-#include "distributed/detail/nccl_comm.h"
+#include "distributed/detail/bucket_reducer.h"
 
 namespace rensa::distributed {
-namespace {
-
-detail::MpiReduce mpi_reduce(ReduceOp op) {
-    switch (op) {
-        case ReduceOp::kSum:
-        case ReduceOp::kMean:
-            return detail::MpiReduce::kSum;
-        case ReduceOp::kMax:
-            return detail::MpiReduce::kMax;
-        case ReduceOp::kMin:
-            return detail::MpiReduce::kMin;
-    }
-    return detail::MpiReduce::kSum;
-}
-
-// buffer /= size in place (floor division for integers), as the MPI path does.
-void divide_inplace(const Array& buffer, int size) {
-    if (size == 1) return;
-    buffer.assign(is_float(buffer.dtype()) ? ops::divide(buffer, Scalar(static_cast<double>(size)))
-                                           : ops::floor_divide(buffer, Scalar(static_cast<int64_t>(size))));
-}
-
-class DoneRequest : public Request {
-public:
-    void wait() override {}
-    bool test() override { return true; }
-};
-
-}  // namespace
 
 HierarchicalCommunicator::HierarchicalCommunicator(std::shared_ptr<detail::CommHandle> handle,
                                                    CommunicatorOptions options)
-    : PureNcclCommunicator(std::move(handle), options) {
-    intra_ = this->handle().split_shared();
-    inter_ = this->handle().split(intra_rank_ == 0 ? 0 : MPI_UNDEFINED, rank_);
+    : HierarchicalBase(std::move(handle), options) {
+#ifdef RENSA_HAVE_NCCL
+    leaders_ = this->handle().split(intra_rank_ == 0 ? 0 : MPI_UNDEFINED, rank_);
+#endif
 }
 
 CommunicatorPtr HierarchicalCommunicator::make_same_kind(std::shared_ptr<detail::CommHandle> handle) const {
     return std::make_shared<HierarchicalCommunicator>(std::move(handle), options_);
 }
 
-// Parameters are broadcast once per training: the MPI path through host memory is enough.
-void HierarchicalCommunicator::bcast_arrays(const std::vector<Array>& arrays) {
-    FlatCommunicator::bcast_arrays(arrays);
-}
-
-std::vector<Array> HierarchicalCommunicator::allgather(const Array& x) { return FlatCommunicator::allgather(x); }
-
-std::unique_ptr<Request> HierarchicalCommunicator::iallreduce_inplace(const Array& buffer, ReduceOp op) {
-    if (!buffer.defined() || buffer.device().kind != DeviceKind::kCuda) {
-        return PureNcclCommunicator::iallreduce_inplace(buffer, op);
-    }
-    allreduce_inplace(buffer, op);
-    return std::make_unique<DoneRequest>();
-}
-
-void HierarchicalCommunicator::reduce_on_device(const Array& buffer, ReduceOp op, const std::string& collective) {
-    if (buffer.size() == 0) return;
-    detail::NcclComm& comm = nccl(buffer.device());
-    void* data = buffer.raw_data();
-    const auto count = static_cast<size_t>(buffer.size());
-    const ncclDataType_t type = detail::nccl_datatype(buffer.dtype());
-    const ncclRedOp_t reduce = detail::nccl_op(op);
-    // 1. The node's sum (max, min) on its leader, intra rank 0.
-    comm.run(collective, "ncclReduce", [=](ncclComm_t c, cudaStream_t stream) {
-        return ncclReduce(data, data, count, type, reduce, 0, c, stream);
-    });
-    // 2. The leaders reduce the node results over MPI through host memory. The host copy
-    // below synchronises the compute stream, so the watch waits first (with its deadline).
-    if (inter_ && inter_->size() > 1) {
-        comm.wait_all(collective);
-        const Array host = buffer.to_device(Device::native());
-        {
-            const detail::OpGuard guard{
-                *inter_, {.op = collective + " (leaders)", .dtype = host.dtype(), .shape = host.shape()}};
-            detail::allreduce_chunked(inter_->comm(), nullptr, host.raw_data(), host.size(),
-                                      detail::mpi_datatype(host.dtype()), host.itemsize(),
-                                      detail::mpi_op(mpi_reduce(op), host.dtype()));
-        }
-        buffer.assign(host.to_device(buffer.device()));
-    }
-    // 3. The result from the leader to the node.
-    comm.run(collective, "ncclBroadcast",
-             [=](ncclComm_t c, cudaStream_t stream) { return ncclBroadcast(data, data, count, type, 0, c, stream); });
-    if (op == ReduceOp::kMean) divide_inplace(buffer, size_);
+std::unique_ptr<detail::BucketReducer> HierarchicalCommunicator::make_bucket_reducer(
+    const std::vector<detail::BucketSpec>& specs, Device device) {
+    if (device.kind == DeviceKind::kCuda) return HierarchicalBase::make_bucket_reducer(specs, device);
+    RENSA_CHECK(device == Device::native(), DeviceError, name(),
+                ": gradient buckets reduced over MPI live in host memory, got ", device);
+    return make_host_reducer(specs, /*node_aware=*/true);
 }
 
 }  // namespace rensa::distributed

@@ -1,8 +1,11 @@
 #include "distributed/communicators/mpi_communicator_base.h"
 
+#include <array>
+
 #include "core/ops/elementwise.h"
 #include "distributed/communicators/detail/array_codec.h"
 #include "distributed/communicators/detail/mpi_chunks.h"
+#include "distributed/detail/grad_buckets.h"
 
 namespace rensa::distributed {
 namespace {
@@ -106,13 +109,19 @@ MpiCommunicatorBase::MpiCommunicatorBase(std::shared_ptr<detail::CommHandle> han
     options_ = options;
     rank_ = handle_->rank();
     size_ = handle_->size();
-    const auto intra = handle_->split_shared();
-    intra_rank_ = intra->rank();
-    intra_size_ = intra->size();
-    const auto inter = handle_->split(intra_rank_, rank_);
-    inter_rank_ = inter->rank();
-    inter_size_ = inter->size();
+    intra_handle_ = handle_->split_shared();
+    intra_rank_ = intra_handle_->rank();
+    intra_size_ = intra_handle_->size();
+    inter_handle_ = handle_->split(intra_rank_, rank_);
+    inter_rank_ = inter_handle_->rank();
+    inter_size_ = inter_handle_->size();
+    std::array<int, 2> sizes{intra_size_, -intra_size_};  // min and -max of the node sizes
+    const detail::OpGuard guard{*handle_, {.op = "topology", .dtype = Dtype::kInt32, .shape = {2}}};
+    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, sizes.data(), 2, MPI_INT, MPI_MIN, handle_->comm()), "MPI_Allreduce");
+    uniform_nodes_ = sizes[0] == -sizes[1];
 }
+
+MpiCommunicatorBase::~MpiCommunicatorBase() = default;
 
 void MpiCommunicatorBase::check_rank(int r, const char* op, const char* what) const {
     RENSA_CHECK(r >= 0 && r < size_, IndexError, op, ": ", what, " ", r, " is out of range for a communicator of size ",

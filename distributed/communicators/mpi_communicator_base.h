@@ -1,8 +1,9 @@
 #pragma once
 // MpiCommunicatorBase (chainermn's MpiCommunicatorBase): the array-, object- and
-// model-level collectives over one MPI communicator, shared by naive, flat and dummy.
-// Subclasses choose how bcast_data moves the parameters and how multi_node_mean_grad
-// reduces the gradients.
+// model-level collectives over one MPI communicator, shared by every communicator.
+// Gradients take the one bucket path (Note [Gradient buckets]); subclasses choose where
+// the buckets live and how they are reduced (make_bucket_reducer), and how bcast_data
+// moves the parameters.
 
 #include <memory>
 #include <string>
@@ -12,6 +13,10 @@
 #include "distributed/detail/mpi_runtime.h"
 
 namespace rensa::distributed {
+
+namespace detail {
+class GradBuckets;
+}
 
 class MpiCommunicatorBase : public Communicator {
 public:
@@ -38,30 +43,43 @@ public:
     void multi_node_mean_grad(links::Link& link, bool zero_fill = false) override;
     void barrier() override;
 
+    // Host buffers: one process, or shared memory when all ranks are on one node, else a
+    // ring over every rank (see Note [Shared-memory buckets] in mpi_bucket_reducer.cc).
+    [[nodiscard]] std::unique_ptr<detail::BucketReducer> make_bucket_reducer(
+        const std::vector<detail::BucketSpec>& specs, Device device) override;
+
     // The MPI communicator (a dup owned by rensa) with its watchdog registration.
     detail::CommHandle& handle() const { return *handle_; }
 
 protected:
     // Takes over `handle`; collective (computes the intra/inter topology).
     MpiCommunicatorBase(std::shared_ptr<detail::CommHandle> handle, CommunicatorOptions options);
+    ~MpiCommunicatorBase() override;
 
     // A communicator of the same kind over `handle` (for split).
     [[nodiscard]] virtual CommunicatorPtr make_same_kind(std::shared_ptr<detail::CommHandle> handle) const = 0;
     // Broadcasts `arrays` (sorted by name, identical layout on every rank) from rank 0 in
     // place. Default: one bcast per array.
     virtual void bcast_arrays(const std::vector<Array>& arrays);
-    // Replaces each grad (sorted by name) by its mean over the ranks, in place.
-    virtual void mean_grads(const std::vector<Array>& grads) = 0;
+    // The host-memory reducer: shared memory inside each node and a ring between nodes when
+    // node_aware (hierarchical; nodes of equal size), else flat (shared memory when all
+    // ranks are on one node, otherwise a ring over all).
+    [[nodiscard]] std::unique_ptr<detail::BucketReducer> make_host_reducer(const std::vector<detail::BucketSpec>& specs,
+                                                                           bool node_aware);
+
+    std::shared_ptr<detail::CommHandle> intra_handle_;  // this node's ranks
+    std::shared_ptr<detail::CommHandle> inter_handle_;  // the ranks of this intra rank on every node
+    bool uniform_nodes_ = true;                         // every node has intra_size ranks
 
     // In-place reduction of a contiguous native buffer without a guard (the caller holds it);
     // with `input` (contiguous native, same shape and dtype) reduces input into buffer.
     void allreduce_raw(const Array& buffer, ReduceOp op, const Array& input = {}) const;
-    // The dtype grads are reduced in (allreduce_grad_dtype, or their own).
-    Dtype reduce_dtype(Dtype grad_dtype) const { return options_.allreduce_grad_dtype.value_or(grad_dtype); }
 
 private:
     void check_rank(int r, const char* op, const char* what) const;
     std::shared_ptr<detail::CommHandle> handle_;
+    // multi_node_mean_grad's buckets of the last few links, most recent last.
+    std::vector<std::unique_ptr<detail::GradBuckets>> mean_grad_buckets_;
 };
 
 }  // namespace rensa::distributed

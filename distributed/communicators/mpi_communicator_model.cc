@@ -1,5 +1,5 @@
 // The model-level collectives of MpiCommunicatorBase: bcast_data (with its agreement
-// check) and multi_node_mean_grad.
+// check), multi_node_mean_grad and the gradient buckets' reducers.
 
 #include <algorithm>
 #include <sstream>
@@ -7,29 +7,20 @@
 #include "distributed/communicators/detail/array_codec.h"
 #include "distributed/communicators/detail/mpi_chunks.h"
 #include "distributed/communicators/mpi_communicator_base.h"
+#include "distributed/detail/bucket_reducer.h"
+#include "distributed/detail/grad_buckets.h"
+#include "distributed/detail/link_data.h"
 
 namespace rensa::distributed {
 namespace {
 
-struct NamedArray {
-    std::string name;
-    Array array;
-};
+// multi_node_mean_grad keeps the buckets of this many links (a GAN's two models, say).
+constexpr size_t kMaxCachedLinks = 4;
+// Its bucket size: no overlap to gain from small buckets there.
+constexpr int64_t kMeanGradBucketBytes = int64_t{64} << 20;
 
-// Initialised parameters and persistent arrays of `link`, sorted by name.
-std::vector<NamedArray> sorted_data(links::Link& link) {
-    std::vector<NamedArray> entries;
-    for (const auto& [name, param] : link.namedparams(false)) entries.push_back({name, param.array()});
-    for (const auto& [path, sub] : link.namedlinks()) {
-        for (const auto& [name, ref] : sub->own_persistents()) {
-            Array* const* array = std::get_if<Array*>(&ref);
-            if (array == nullptr || !(*array)->defined()) continue;
-            entries.push_back({(path == "/" ? "/" : path + "/") + name, **array});
-        }
-    }
-    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-    return entries;
-}
+using detail::NamedArray;
+using detail::sorted_data;
 
 // One line per array: "name shape dtype".
 std::vector<std::string> describe(const std::vector<NamedArray>& entries) {
@@ -100,17 +91,41 @@ void MpiCommunicatorBase::bcast_arrays(const std::vector<Array>& arrays) {
 }
 
 void MpiCommunicatorBase::multi_node_mean_grad(links::Link& link, bool zero_fill) {
-    auto params = link.namedparams(false);
-    std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<Array> grads;
-    for (const auto& [name, param] : params) {
-        if (!param.grad().defined()) {
-            if (!zero_fill) continue;
-            param.zerograd();
-        }
-        grads.push_back(param.grad());
+    detail::NamedParams params = detail::sorted_params(link, /*updating_only=*/false);
+    if (params.empty()) return;
+    auto found = std::find_if(mean_grad_buckets_.begin(), mean_grad_buckets_.end(),
+                              [&](const auto& buckets) { return buckets->matches(params); });
+    if (found == mean_grad_buckets_.end()) {
+        // Every rank takes this branch at the same call: the layouts agree, and so the
+        // collective that makes the buffers.
+        if (mean_grad_buckets_.size() == kMaxCachedLinks) mean_grad_buckets_.erase(mean_grad_buckets_.begin());
+        mean_grad_buckets_.push_back(
+            std::make_unique<detail::GradBuckets>(std::move(params), *this, bucket_bytes(kMeanGradBucketBytes)));
+        found = std::prev(mean_grad_buckets_.end());
+        (*found)->install_destinations();
     }
-    mean_grads(grads);
+    detail::GradBuckets& buckets = **found;
+    buckets.reset();
+    buckets.start_all();
+    buckets.finish(zero_fill);
+}
+
+std::unique_ptr<detail::BucketReducer> MpiCommunicatorBase::make_bucket_reducer(
+    const std::vector<detail::BucketSpec>& specs, Device device) {
+    RENSA_CHECK(device == Device::native(), DeviceError, name(),
+                ": gradient buckets reduced over MPI live in host memory, got ", device);
+    return make_host_reducer(specs, /*node_aware=*/false);
+}
+
+std::unique_ptr<detail::BucketReducer> MpiCommunicatorBase::make_host_reducer(
+    const std::vector<detail::BucketSpec>& specs, bool node_aware) {
+    if (size_ == 1) return detail::make_local_bucket_reducer(specs, Device::native());
+    const detail::BucketTransport transport = detail::bucket_transport_from_env();
+    if (node_aware && uniform_nodes_ && intra_size_ > 1 && inter_size_ > 1) {
+        return detail::make_mpi_bucket_reducer(specs, *handle_, intra_handle_, inter_handle_, transport);
+    }
+    return detail::make_mpi_bucket_reducer(specs, *handle_, intra_size_ == size_ ? intra_handle_ : nullptr, nullptr,
+                                           transport);
 }
 
 }  // namespace rensa::distributed

@@ -6,6 +6,7 @@
 
 #include "core/ops/elementwise.h"
 #include "cuda/device_guard.h"
+#include "distributed/detail/bucket_reducer.h"
 #include "distributed/detail/nccl_check.h"
 #include "distributed/detail/nccl_comm.h"
 
@@ -28,11 +29,6 @@ void divide_inplace(const Array& buffer, int size) {
     if (size == 1) return;
     buffer.assign(is_float(buffer.dtype()) ? ops::divide(buffer, Scalar(static_cast<double>(size)))
                                            : ops::floor_divide(buffer, Scalar(static_cast<int64_t>(size))));
-}
-
-// Elements [offset, offset + size of shape) of a 1-D buffer, viewed in `shape`.
-Array slice_of(const Array& buffer, int64_t offset, const Shape& shape) {
-    return buffer.index({Slice{offset, offset + shape_size(shape)}}).reshape(shape);
 }
 
 // An iallreduce on the communication stream. wait() makes the compute stream wait for it
@@ -82,6 +78,19 @@ public:
 };
 
 }  // namespace
+
+// Buckets on one GPU, each reduced by the communicator's start_bucket.
+class PureNcclCommunicator::NcclBucketReducer final : public detail::BucketReducer {
+public:
+    NcclBucketReducer(PureNcclCommunicator& comm, const std::vector<detail::BucketSpec>& specs, Device device)
+        : comm_{comm} {
+        for (const auto& spec : specs) buffers_.push_back(Array::empty({spec.elements}, spec.dtype, device));
+    }
+    std::unique_ptr<Request> start(size_t index) override { return comm_.start_bucket(buffers_.at(index)); }
+
+private:
+    PureNcclCommunicator& comm_;
+};
 
 PureNcclCommunicator::PureNcclCommunicator(std::shared_ptr<detail::CommHandle> handle, CommunicatorOptions options)
     : FlatCommunicator(std::move(handle), options) {}
@@ -204,47 +213,28 @@ void PureNcclCommunicator::bcast_arrays(const std::vector<Array>& arrays) {
     }
 }
 
-// Packs the grads per reduction dtype into device buffers (kept while the layout holds),
-// reduces each, and writes grad = sum / size back in the grad's dtype.
-void PureNcclCommunicator::mean_grads(const std::vector<Array>& grads) {
-    if (!on_one_gpu(grads)) return FlatCommunicator::mean_grads(grads);
-    const Device device = grads[0].device();
-    std::vector<Dtype> dtypes;
-    std::vector<int64_t> sizes;
-    std::vector<std::pair<size_t, int64_t>> slots;  // (buffer, offset) of each grad
-    for (const Array& g : grads) {
-        const Dtype dtype = reduce_dtype(g.dtype());
-        const auto it = std::find(dtypes.begin(), dtypes.end(), dtype);
-        const auto b = static_cast<size_t>(it - dtypes.begin());
-        if (it == dtypes.end()) {
-            dtypes.push_back(dtype);
-            sizes.push_back(0);
-        }
-        slots.emplace_back(b, sizes[b]);
-        sizes[b] += g.size();
-    }
-    bool reuse = grad_buffers_.size() == dtypes.size();
-    for (size_t b = 0; reuse && b < dtypes.size(); ++b) {
-        const Array& buffer = grad_buffers_[b];
-        reuse = buffer.dtype() == dtypes[b] && buffer.size() == sizes[b] && buffer.device() == device;
-    }
-    if (!reuse) {
-        grad_buffers_.clear();
-        for (size_t b = 0; b < dtypes.size(); ++b) grad_buffers_.push_back(Array::empty({sizes[b]}, dtypes[b], device));
-    }
-    for (size_t i = 0; i < grads.size(); ++i) {
-        slice_of(grad_buffers_[slots[i].first], slots[i].second, grads[i].shape()).assign(grads[i]);
-    }
-    for (const Array& buffer : grad_buffers_) {
-        const OpGuard guard{handle(), {.op = "allreduce_grad", .dtype = buffer.dtype(), .shape = buffer.shape()}};
-        reduce_on_device(buffer, ReduceOp::kSum, "allreduce_grad");
-    }
-    const Scalar scale(1.0 / static_cast<double>(size_));
-    for (size_t i = 0; i < grads.size(); ++i) {
-        const Array& g = grads[i];
-        const Array part = slice_of(grad_buffers_[slots[i].first], slots[i].second, g.shape());
-        g.assign(ops::multiply(part.dtype() == g.dtype() ? part : part.astype(g.dtype()), scale));
-    }
+Device PureNcclCommunicator::bucket_device(Device params_device) const {
+    return params_device.kind == DeviceKind::kCuda ? params_device : Device::native();
+}
+
+std::unique_ptr<detail::BucketReducer> PureNcclCommunicator::make_bucket_reducer(
+    const std::vector<detail::BucketSpec>& specs, Device device) {
+    if (device.kind != DeviceKind::kCuda) return FlatCommunicator::make_bucket_reducer(specs, device);
+    return std::make_unique<NcclBucketReducer>(*this, specs, device);
+}
+
+std::unique_ptr<Request> PureNcclCommunicator::start_bucket(const Array& bucket) {
+    const OpGuard guard{handle(), {.op = "bucket_allreduce", .dtype = bucket.dtype(), .shape = bucket.shape()}};
+    if (bucket.size() == 0) return std::make_unique<DoneRequest>();
+    detail::NcclComm& comm = nccl(bucket.device());
+    void* data = bucket.raw_data();
+    const auto count = static_cast<size_t>(bucket.size());
+    const ncclDataType_t type = detail::nccl_datatype(bucket.dtype());
+    auto done = comm.run(
+        "bucket_allreduce", "ncclAllReduce",
+        [=](ncclComm_t c, cudaStream_t stream) { return ncclAllReduce(data, data, count, type, ncclAvg, c, stream); },
+        /*compute_waits=*/false);
+    return std::make_unique<NcclRequest>(nccl_, std::move(done), bucket, ReduceOp::kSum, size_);
 }
 
 }  // namespace rensa::distributed

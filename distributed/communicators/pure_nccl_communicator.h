@@ -8,10 +8,10 @@
 // calls ncclGetUniqueId, the id goes out by MPI_Bcast, every rank calls ncclCommInitRank.
 // Through NCCL: allreduce, allreduce_inplace and iallreduce_inplace on CUDA arrays (kMean:
 // sum, then divide as on the MPI path), bcast_data of CUDA parameters (ncclBroadcast), and
-// multi_node_mean_grad of CUDA grads: packed per reduction dtype (allreduce_grad_dtype,
-// e.g. float16/bfloat16 halves the traffic of float32 grads; float32 for half grads) into
-// device buffers kept across calls, one ncclAllReduce each, unpacked with the 1/size scale
-// into the grads' dtype. The compute stream waits on the communication stream by an event,
+// the gradient buckets of CUDA parameters (Note [Gradient buckets]): the buckets live on the
+// parameters' GPU and each is one ncclAllReduce with ncclAvg, in place, so the division is
+// NCCL's (allreduce_grad_dtype float16/bfloat16 halves the traffic of float32 grads, NCCL
+// reducing in its native types). The compute stream waits on the communication stream by an event,
 // never the host (see Note [NCCL watch] in distributed/detail/nccl_comm.h for the fault
 // handling). allgather goes through NCCL when every rank passes a CUDA array of one shape
 // and dtype. bcast, gather, scatter, alltoall, send and recv allow per-rank shapes or
@@ -49,10 +49,15 @@ public:
     // Waits (with the watch's deadline) for the NCCL collectives in flight, then MPI_Barrier.
     void barrier() override;
 
+    // The parameters' GPU for CUDA parameters (NCCL reduces there), else host memory.
+    [[nodiscard]] Device bucket_device(Device params_device) const override;
+    // CUDA buckets: one ncclAllReduce (ncclAvg) each; host buckets: as "flat".
+    [[nodiscard]] std::unique_ptr<detail::BucketReducer> make_bucket_reducer(
+        const std::vector<detail::BucketSpec>& specs, Device device) override;
+
 protected:
     [[nodiscard]] CommunicatorPtr make_same_kind(std::shared_ptr<detail::CommHandle> handle) const override;
     void bcast_arrays(const std::vector<Array>& arrays) override;
-    void mean_grads(const std::vector<Array>& grads) override;
 
     // The ranks the NCCL communicator spans (all of them here; the node for hierarchical).
     virtual detail::CommHandle& nccl_handle() const { return handle(); }
@@ -63,11 +68,11 @@ protected:
     virtual void reduce_on_device(const Array& buffer, ReduceOp op, const std::string& collective);
     // Whether `arrays` are all CUDA arrays on one GPU (and at least one).
     static bool on_one_gpu(const std::vector<Array>& arrays);
+    // Starts the in-place mean of a gradient bucket on the GPU (hierarchical: three steps).
+    [[nodiscard]] virtual std::unique_ptr<Request> start_bucket(const Array& bucket);
+    class NcclBucketReducer;
 
     std::shared_ptr<detail::NcclComm> nccl_;  // null until the first CUDA collective
-
-private:
-    std::vector<Array> grad_buffers_;  // device buffers of mean_grads, kept across calls
 };
 
 }  // namespace rensa::distributed

@@ -1,6 +1,7 @@
 // CommHandle and OpGuard. See Note [Collective order] and Note [Handle ids].
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -11,6 +12,19 @@
 
 namespace rensa::distributed::detail {
 namespace {
+
+// RENSA_TEST_RANKS_PER_NODE (see Note [Simulated nodes]); 0 when unset.
+int simulated_ranks_per_node() {
+    static const int k = [] {
+        const char* value = std::getenv("RENSA_TEST_RANKS_PER_NODE");
+        if (value == nullptr || *value == '\0') return 0;
+        const int parsed = std::atoi(value);
+        RENSA_CHECK(parsed > 0, ValueError, "RENSA_TEST_RANKS_PER_NODE: expected a positive number of ranks, got '",
+                    value, "'");
+        return parsed;
+    }();
+    return k;
+}
 
 // Note [Handle ids]: every process counts the handles it creates. A new handle's id is the MPI_MAX
 // of its members' counters (one MPI_Allreduce on the new communicator), and each member moves its
@@ -128,7 +142,14 @@ std::shared_ptr<CommHandle> CommHandle::split(int color, int key) {
     return std::shared_ptr<CommHandle>(new CommHandle(comm, id));
 }
 
+// Note [Simulated nodes] (testing only): RENSA_TEST_RANKS_PER_NODE=k makes rensa see the
+// ranks as nodes of k consecutive world ranks (world rank / k), whatever MPI knows, so one
+// machine can test the node-aware code (hierarchical buckets, intra/inter topology) on
+// several "nodes". The ranks still share memory, so the shared-memory buckets still work
+// inside each simulated node.
 std::shared_ptr<CommHandle> CommHandle::split_shared() {
+    if (const int k = simulated_ranks_per_node(); k > 0)
+        return split(world_ranks_[static_cast<size_t>(rank_)] / k, rank_);
     MPI_Comm comm = MPI_COMM_NULL;
     {
         const OpGuard guard(*this, {.op = "split_shared"});

@@ -5,70 +5,102 @@
 
 #include "autograd/modes.h"
 #include "core/error.h"
-#include "core/ops/elementwise.h"
 #include "links/link.h"
 
 namespace rensa::distributed::detail {
 
 namespace {
 
-// Elements [offset, offset + size) of a 1-D buffer, viewed in `shape` (aliases the buffer).
-Array slice_of(const Array& buffer, int64_t offset, const Shape& shape) {
-    return buffer.index({Slice{offset, offset + shape_size(shape)}}).reshape(shape);
+// The grad is already in `home` (backward wrote it there): nothing to copy.
+bool is_home(const Array& grad, const Array& home) {
+    return grad.raw_data() == home.raw_data() && grad.strides() == home.strides() && grad.dtype() == home.dtype();
+}
+
+// The device of the bucket buffers: the one the communicator reduces in for the parameters'
+// device when they all share one, else host memory.
+Device buffer_device(const NamedParams& params, const Communicator& comm) {
+    if (params.empty()) return Device::native();
+    const Device device = params.front().second.device();
+    for (const auto& [name, param] : params) {
+        if (param.device() != device) return Device::native();
+    }
+    return comm.bucket_device(device);
 }
 
 }  // namespace
 
-NamedParams bucketed_params(const links::Link& link) {
+NamedParams sorted_params(const links::Link& link, bool updating_only) {
     NamedParams params;
     for (auto& [name, param] : link.namedparams(/*include_uninit=*/false)) {
-        if (param.update_enabled()) params.emplace_back(name, param);
+        if (!updating_only || param.update_enabled()) params.emplace_back(name, param);
     }
     std::sort(params.begin(), params.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return params;
 }
 
-GradBuckets::GradBuckets(NamedParams params, int64_t bucket_size_bytes, std::optional<Dtype> reduce_dtype,
-                         Device buffer_device)
-    : device_{buffer_device} {
-    RENSA_CHECK(bucket_size_bytes > 0, ValueError, "multi-node optimizer: bucket_size_bytes must be positive, got ",
+GradBuckets::GradBuckets(NamedParams params, Communicator& comm, int64_t bucket_size_bytes) {
+    RENSA_CHECK(bucket_size_bytes > 0, ValueError, "gradient buckets: bucket_size_bytes must be positive, got ",
                 bucket_size_bytes);
+    const std::optional<Dtype> reduce_dtype = comm.options().allreduce_grad_dtype;
     layout(params, bucket_size_bytes, reduce_dtype);
+    make_buffers(comm, buffer_device(params, comm));
 }
 
 GradBuckets::~GradBuckets() {
     for (Bucket& bucket : buckets_) bucket.request.reset();  // a Request waits when destroyed
+    for (const Slot& slot : slots_) {                        // backward stops writing into buffers nobody reduces
+        const Array& destination = slot.param.grad_destination();
+        if (destination.defined() && is_home(destination, slot.grad_array)) slot.param.set_grad_destination({});
+    }
 }
 
 // See Note [Gradient buckets].
 void GradBuckets::layout(const NamedParams& params, int64_t bucket_size_bytes, std::optional<Dtype> reduce_dtype) {
     std::map<Dtype, size_t> open;  // dtype -> the bucket still filling
-    for (auto it = params.rbegin(); it != params.rend(); ++it) {
-        const auto& [name, param] = *it;
+    for (const auto& [name, param] : params) {
         const Dtype dtype = reduce_dtype.value_or(param.dtype());
         auto found = open.find(dtype);
         if (found == open.end()) {
             found = open.emplace(dtype, buckets_.size()).first;
-            buckets_.emplace_back().dtype = dtype;
+            buckets_.emplace_back();
+            specs_.push_back({.dtype = dtype, .elements = 0});
         }
-        Bucket& bucket = buckets_[found->second];
-        slots_.push_back({.param = param, .bucket = found->second, .offset = bucket.elements});
-        bucket.slots.push_back(slots_.size() - 1);
-        bucket.elements += param.array().size();
-        if (bucket.elements * itemsize(dtype) >= bucket_size_bytes) open.erase(found);
+        const size_t b = found->second;
+        names_.push_back(name);
+        slots_.push_back({.param = param, .bucket = b, .offset = specs_[b].elements, .view = {}, .grad_array = {}});
+        buckets_[b].slots.push_back(slots_.size() - 1);
+        specs_[b].elements += param.array().size();
+        if (specs_[b].elements * itemsize(dtype) >= bucket_size_bytes) open.erase(found);
     }
-    for (Bucket& bucket : buckets_) bucket.buffer = Array::empty({bucket.elements}, bucket.dtype, device_);
-    for (const auto& [name, param] : params) layout_of_.push_back({name, param.shape(), param.dtype()});
+}
+
+void GradBuckets::make_buffers(Communicator& comm, Device device) {
+    reducer_ = comm.make_bucket_reducer(specs_, device);
+    const std::vector<Array>& buffers = reducer_->buffers();
+    for (Slot& slot : slots_) {
+        const Array& buffer = buffers[slot.bucket];
+        const Shape& shape = slot.param.shape();
+        slot.view = buffer.index({Slice{slot.offset, slot.offset + shape_size(shape)}}).reshape(shape);
+        const bool direct = slot.param.dtype() == buffer.dtype() && slot.param.device() == buffer.device();
+        slot.grad_array = direct ? slot.view : Array::empty(shape, slot.param.dtype(), slot.param.device());
+    }
 }
 
 bool GradBuckets::matches(const NamedParams& params) const {
-    if (params.size() != layout_of_.size()) return false;
+    if (params.size() != slots_.size()) return false;
     for (size_t i = 0; i < params.size(); ++i) {
-        const Entry& e = layout_of_[i];
         const links::Parameter& p = params[i].second;
-        if (e.name != params[i].first || e.shape != p.shape() || e.dtype != p.dtype()) return false;
+        const Slot& slot = slots_[i];
+        if (names_[i] != params[i].first || !(p == slot.param) || p.shape() != slot.grad_array.shape() ||
+            p.dtype() != slot.grad_array.dtype() || p.device() != slot.grad_array.device()) {
+            return false;
+        }
     }
     return true;
+}
+
+void GradBuckets::install_destinations() const {
+    for (const Slot& slot : slots_) slot.param.set_grad_destination(slot.grad_array);
 }
 
 void GradBuckets::reset() {
@@ -85,71 +117,71 @@ void GradBuckets::reset() {
     started_ = finished_ = 0;
 }
 
-void GradBuckets::grad_ready(const Variable& leaf, Communicator& comm) {
+void GradBuckets::grad_ready(const Variable& leaf) {
     const auto it = slot_of_.find(leaf.node().get());
     if (it != slot_of_.end() && !slots_[it->second].ready) {
         Slot& slot = slots_[it->second];
         slot.ready = true;
         --buckets_[slot.bucket].pending;
-        start_ready(comm);
+        start_ready();
     }
     progress();
 }
 
-void GradBuckets::start_ready(Communicator& comm) {
-    while (started_ < buckets_.size() && buckets_[started_].pending == 0) start(started_++, comm);
+void GradBuckets::start_ready() {
+    while (started_ < buckets_.size() && buckets_[started_].pending == 0) start(started_++);
 }
 
-void GradBuckets::start_all(Communicator& comm) {
-    while (started_ < buckets_.size()) start(started_++, comm);
+void GradBuckets::start_all() {
+    while (started_ < buckets_.size()) start(started_++);
 }
 
-// Packs the bucket's grads (zeros for missing ones) and starts its all-reduce.
-void GradBuckets::start(size_t index, Communicator& comm) {
+// Brings each grad into its slot (zeros when missing; a copy or cast when it is elsewhere)
+// and starts the bucket's reduction.
+void GradBuckets::start(size_t index) {
     NoBackpropMode no_graph;
     Bucket& bucket = buckets_[index];
     for (const size_t s : bucket.slots) {
         Slot& slot = slots_[s];
-        const Array dst = slice_of(bucket.buffer, slot.offset, slot.param.shape());
         const Array grad = slot.param.grad();
         slot.had_grad = grad.defined();
         if (!slot.had_grad) {
-            dst.fill(0);
-        } else {
-            dst.assign(grad.device() == device_ ? grad : grad.to_device(device_));
+            slot.view.fill(0);
+            continue;
         }
+        if (!is_home(grad, slot.view))
+            slot.view.assign(grad.device() == slot.view.device() ? grad : grad.to_device(slot.view.device()));
     }
-    bucket.request = comm.iallreduce_inplace(bucket.buffer, ReduceOp::kSum);
+    bucket.request = reducer_->start(index);
 }
 
 void GradBuckets::progress() {
     while (finished_ < started_ && buckets_[finished_].request->test()) ++finished_;
 }
 
-void GradBuckets::finish(double scale, bool zero_fill) {
+void GradBuckets::finish(bool zero_fill) {
     RENSA_ASSERT(started_ == buckets_.size());
     for (Bucket& bucket : buckets_) {
         bucket.request->wait();
-        unpack(bucket, scale, zero_fill);
+        write_back(bucket, zero_fill);
     }
     finished_ = started_;
 }
 
-// New grad arrays (never in place: a grad may alias another variable's, e.g. both inputs of
-// an addition get the same gradient array).
-void GradBuckets::unpack(const Bucket& bucket, double scale, bool zero_fill) {
+// The averaged grads become the parameters' grads: the slot itself, or its cast into the
+// grad's own array. Never an array a parameter shared with another one before (backward
+// may give two parameters one grad array), so in-place hooks stay per parameter.
+void GradBuckets::write_back(const Bucket& bucket, bool zero_fill) {
     NoBackpropMode no_graph;
     for (const size_t s : bucket.slots) {
         const Slot& slot = slots_[s];
-        const links::Parameter& param = slot.param;
-        if (!slot.had_grad && !zero_fill) {  // double buffering: drop this step's grad too
-            param.cleargrad();
+        if (!slot.had_grad && !zero_fill) {
+            slot.param.cleargrad();
             continue;
         }
-        Array grad = ops::multiply(slice_of(bucket.buffer, slot.offset, param.shape()), Scalar(scale));
-        if (grad.dtype() != param.dtype()) grad = grad.astype(param.dtype());
-        if (param.device() != Device::native()) grad = grad.to_device(param.device());
-        param.set_grad(grad);
+        if (!is_home(slot.grad_array, slot.view)) slot.grad_array.assign(slot.view.to_device(slot.grad_array.device()));
+        const Array current = slot.param.grad();
+        if (!current.defined() || !is_home(current, slot.grad_array)) slot.param.set_grad(slot.grad_array);
     }
 }
 

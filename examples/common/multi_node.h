@@ -14,6 +14,7 @@
 #include "training/extensions/evaluator.h"
 
 #ifdef RENSA_HAVE_DISTRIBUTED
+#include "core/dtype.h"
 #include "distributed/communicator.h"
 #include "distributed/multi_node_evaluator.h"
 #include "distributed/multi_node_optimizer.h"
@@ -24,11 +25,14 @@ namespace examples {
 
 class MultiNode {
 public:
-    // Creates the communicator `name` ("naive", "flat", ...; initialises MPI). Without MPI
-    // only a single process exists and `name` is ignored.
-    explicit MultiNode([[maybe_unused]] const std::string& name) {
+    // Creates the communicator `name` ("naive", "flat", ...; initialises MPI) reducing the
+    // grads in `grad_dtype` ("float16", "bfloat16", ...; empty: their own dtype). Without
+    // MPI only a single process exists and both are ignored.
+    explicit MultiNode([[maybe_unused]] const std::string& name, [[maybe_unused]] const std::string& grad_dtype = {}) {
 #ifdef RENSA_HAVE_DISTRIBUTED
-        comm_ = rensa::distributed::create_communicator(name);
+        rensa::distributed::CommunicatorOptions options;
+        if (!grad_dtype.empty()) options.allreduce_grad_dtype = rensa::dtype_from_name(grad_dtype);
+        comm_ = rensa::distributed::create_communicator(name, options);
 #endif
     }
 

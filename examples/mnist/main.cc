@@ -71,6 +71,7 @@ struct Args : examples::ClassifierArgs {
     int64_t epoch = 20;
     int64_t unit = 1000;
     std::string communicator = "flat";
+    std::string allreduce_grad_dtype;  // empty: the grads' own dtype
     std::string device = "native";
 };
 
@@ -81,8 +82,11 @@ void add_options(CLI::App& app, Args& args) {
     examples::add_dataset_options(app, args);
     app.add_option("-d,--device", args.device, "Device to train on: native or cuda:N")->capture_default_str();
 #ifdef RENSA_HAVE_DISTRIBUTED
-    app.add_option("--communicator", args.communicator, "Type of communicator (naive, flat, dummy)")
+    app.add_option("--communicator", args.communicator, "Type of communicator (naive, flat, hierarchical, dummy)")
         ->capture_default_str();
+    app.add_option("--allreduce-grad-dtype", args.allreduce_grad_dtype,
+                   "Dtype the gradients are all-reduced in (float16, bfloat16, float32; default: their own)")
+        ->check(CLI::IsMember({"", "float16", "bfloat16", "float32"}));
 #endif
 }
 
@@ -111,7 +115,9 @@ std::pair<training::DatasetPtr, training::DatasetPtr> load_shards(const Args& ar
 
 void print_header(const Args& args, const examples::MultiNode& mn) {
     if (mn.size() > 1) {
-        std::cout << "# processes: " << mn.size() << " (communicator: " << args.communicator << ")\n";
+        std::cout << "# processes: " << mn.size() << " (communicator: " << args.communicator
+                  << (args.allreduce_grad_dtype.empty() ? "" : ", grads reduced in " + args.allreduce_grad_dtype)
+                  << ")\n";
         // OpenMP reads its thread count at load time: too late to change it here.
         if (std::getenv("OMP_NUM_THREADS") == nullptr) {
             std::cout << "# note: OMP_NUM_THREADS is not set: each process runs one thread per core\n";
@@ -124,7 +130,7 @@ void print_header(const Args& args, const examples::MultiNode& mn) {
 int run(const Args& args) {
     const rensa::Device device = examples::select_device(args.device);
     rensa::seed(args.seed);
-    const examples::MultiNode mn{args.communicator};
+    const examples::MultiNode mn{args.communicator, args.allreduce_grad_dtype};
     if (mn.is_root()) print_header(args, mn);
 
     // A Classifier computes the softmax cross entropy loss and the accuracy and reports them.

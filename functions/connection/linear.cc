@@ -28,6 +28,9 @@ Array gemm_2d(const Array& a, const Array& b, const Array& out, double beta) {
     return out;
 }
 
+// A gradient destination a 2-D GEMM can write into: contiguous (gemm_2d views it as 3-D).
+bool writable_2d(const Array& out) { return out.defined() && out.ndim() == 2 && out.is_contiguous(); }
+
 // y = x @ W^T (+ b): x (N, in), W (out, in), b (out,). See Note [Linear as GEMMs only].
 class LinearFunction : public FunctionNode {
 public:
@@ -55,34 +58,49 @@ public:
     std::string label() const override { return "LinearGradData"; }
 };
 
-// gW = gy^T @ x: inputs (x, gy).
+// gW = gy^T @ x: inputs (x, gy). Written into `out` when given (a gradient destination,
+// see Note [Gradient destinations] in autograd/backward.cc).
 class LinearGradWeight : public FunctionNode {
 public:
+    explicit LinearGradWeight(Array out = {}) : out_{std::move(out)} {}
     std::vector<Array> forward(const std::vector<Array>& xs) override {
         retain_inputs({0, 1});
+        if (writable_2d(out_)) return {gemm_2d(xs[1].transpose(), xs[0], out_, 0.0)};
         return {ops::matmul(xs[1].transpose(), xs[0])};
     }
     std::vector<Variable> backward(const Indexes& indexes, const std::vector<Variable>& gys) override;
     std::string label() const override { return "LinearGradWeight"; }
+
+private:
+    Array out_;
 };
 
 // gb = sum(gy, axis=0) as ones(1, N) @ gy; its backward broadcasts ggb back over the rows.
+// Written into `out` when given, as LinearGradWeight.
 class LinearGradBias : public FunctionNode {
 public:
+    explicit LinearGradBias(Array out = {}) : out_{std::move(out)} {}
     std::vector<Array> forward(const std::vector<Array>& gys) override {
         const Array& gy = gys[0];
         const Array ones = ops::ones({1, gy.shape()[0]}, gy.dtype(), gy.device());
+        if (out_.defined() && out_.is_contiguous()) {
+            gemm_2d(ones, gy, out_.reshape({1, gy.shape()[1]}), 0.0);
+            return {out_};
+        }
         return {ops::matmul(ones, gy).reshape({gy.shape()[1]})};
     }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& ggs) override {
         return {rensa::broadcast_to(rensa::reshape(ggs[0], {1, input_shape(0)[1]}), input_shape(0))};
     }
     std::string label() const override { return "LinearGradBias"; }
+
+private:
+    Array out_;
 };
 
-template <class Node>
-Variable apply_node(const std::vector<Variable>& inputs) {
-    return std::make_shared<Node>()->apply(inputs)[0];
+template <class Node, class... Args>
+Variable apply_node(const std::vector<Variable>& inputs, Args&&... args) {
+    return std::make_shared<Node>(std::forward<Args>(args)...)->apply(inputs)[0];
 }
 
 bool wants(const FunctionNode::Indexes& indexes, int i) {
@@ -97,8 +115,8 @@ std::vector<Variable> LinearFunction::backward(const Indexes& indexes, const std
     const Variable& gy = gys[0];
     std::vector<Variable> out;
     if (wants(indexes, 0)) out.push_back(apply_node<LinearGradData>({W, gy}));
-    if (wants(indexes, 1)) out.push_back(apply_node<LinearGradWeight>({x, gy}));
-    if (wants(indexes, 2)) out.push_back(apply_node<LinearGradBias>({gy}));
+    if (wants(indexes, 1)) out.push_back(apply_node<LinearGradWeight>({x, gy}, grad_destination(1)));
+    if (wants(indexes, 2)) out.push_back(apply_node<LinearGradBias>({gy}, grad_destination(2)));
     return out;
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "distributed/communicators/detail/mpi_chunks.h"
 #include "distributed/detail/mpi_runtime.h"
@@ -256,12 +258,20 @@ TEST_CASE("communicator split by parity keeps the kind", "[distributed][communic
     CHECK(mismatch(half->allreduce(x), {expected}, {1}) == "");
 }
 
-TEST_CASE("communicator topology on one node", "[distributed][communicators]") {
+TEST_CASE("communicator topology: nodes of consecutive ranks", "[distributed][communicators]") {
+    // One node, unless the test runs on a simulated topology (RENSA_TEST_RANKS_PER_NODE, Note
+    // [Simulated nodes]) or on the network path (MPIR_CVAR_NOLOCAL: every rank a node).
     Communicator& c = comm();
-    CHECK(c.intra_size() == c.size());
-    CHECK(c.intra_rank() == c.rank());
-    CHECK(c.inter_size() == 1);
-    CHECK(c.inter_rank() == 0);
+    const char* simulated = std::getenv("RENSA_TEST_RANKS_PER_NODE");
+    const char* nolocal = std::getenv("MPIR_CVAR_NOLOCAL");
+    const int per_node = simulated != nullptr                                ? std::atoi(simulated)
+                         : nolocal != nullptr && std::string(nolocal) == "1" ? 1
+                                                                             : c.size();
+    const int nodes = (c.size() + per_node - 1) / per_node;
+    CHECK(c.intra_size() == std::min(per_node, c.size() - c.rank() / per_node * per_node));
+    CHECK(c.intra_rank() == c.rank() % per_node);
+    CHECK(c.inter_rank() == c.rank() / per_node);
+    if (c.size() % per_node == 0) CHECK(c.inter_size() == nodes);
     c.barrier();
 }
 

@@ -233,23 +233,29 @@ TEST_CASE("nccl communicators: allreduce_grad_dtype packs in that dtype and unpa
     }
 }
 
-TEST_CASE("nccl communicators: gradient buckets on the GPU go through iallreduce_inplace",
-          "[cuda][distributed][nccl]") {
+TEST_CASE("nccl communicators: gradient buckets live on the GPU and are reduced there", "[cuda][distributed][nccl]") {
     RENSA_REQUIRE_CUDA();
     for (const char* kind : kKinds) {
         INFO(kind);
         Communicator& c = comm(kind);
         std::vector<Array> grads;
         CudaModel m = make_cuda_model(Dtype::kFloat32, &grads);
-        // 8-byte buckets, filled in descending name order: {/scale, /l1/b} then {/l1/W}.
-        detail::GradBuckets buckets(detail::bucketed_params(*m.root), 8, std::nullopt, cuda0());
+        // 8-byte buckets in name order: {/l1/W}, then {/l1/b, /scale} or so.
+        const detail::NamedParams named = detail::sorted_params(*m.root, /*updating_only=*/true);
+        detail::GradBuckets buckets(named, c, 8);
         REQUIRE(buckets.bucket_count() >= 2);
         buckets.reset();
-        buckets.start_all(c);
+        buckets.start_all();
         buckets.progress();
-        buckets.finish(1.0 / c.size(), /*zero_fill=*/true);
+        buckets.finish(/*zero_fill=*/true);
         const std::vector<links::Parameter> params = m.params();
-        for (size_t k = 0; k < params.size(); ++k) check_same(params[k].grad(), grads[k], cuda0());
+        for (size_t k = 0; k < params.size(); ++k) {
+            check_same(params[k].grad(), grads[k], cuda0());
+            CHECK(params[k].grad().device() == cuda0());
+        }
+        // The grads are the bucket slots on the GPU: the next backward writes there.
+        buckets.install_destinations();
+        for (const auto& [name, p] : named) CHECK(p.grad_destination().device() == cuda0());
     }
 }
 

@@ -54,19 +54,26 @@ std::pair<double, double> run_against_reference(const Config& config, int steps)
         comm_of(config.comm), config.options);
     opt->setup(model);
     const Batch local = local_batch(comm);
-    step(*opt, *model, local, config.plain_backward);  // broadcast, no update
+    auto before = std::static_pointer_cast<Mlp>(model->copy(links::CopyMode::kCopy));
+    step(*opt, *model, local, config.plain_backward);  // broadcast (no update unless alone)
     const int64_t t_after_broadcast = opt->t;
 
-    auto reference = std::static_pointer_cast<Mlp>(model->copy(links::CopyMode::kCopy));
+    // Alone the broadcast changes nothing and the step updates: the reference makes it too.
+    const bool updated = t_after_broadcast == 1;
+    auto reference = updated ? before : std::static_pointer_cast<Mlp>(model->copy(links::CopyMode::kCopy));
     optimizers::MomentumSGD ref_opt({.lr = 0.1, .momentum = 0.9});
     ref_opt.setup(reference);
     const Batch whole = whole_batch();
+    if (updated) ref_opt.update([&] { return mse(*reference, whole); });
     for (int i = 0; i < steps; ++i) {
         step(*opt, *model, local, config.plain_backward);
         ref_opt.update([&] { return mse(*reference, whole); });
     }
-    CHECK(t_after_broadcast == 0);
-    CHECK(opt->t == steps);
+    // The weights differ by rank (shift), so the broadcast step skips the update; alone,
+    // nothing differs and it updates (Note [Multi-node update]).
+    const int64_t first = comm.size() == 1 ? 1 : 0;
+    CHECK(t_after_broadcast == first);
+    CHECK(opt->t == steps + first);
     return {max_param_diff(*model, *reference), cross_rank_spread(comm, *model)};
 }
 
@@ -120,12 +127,13 @@ TEST_CASE("multi_node_optimizer: a lazy Linear(None, n) is broadcast at the firs
         opt->update([&] { return mse(*model, local); });
         ref_opt.update([&] { return mse(*reference, whole_batch()); });
     }
+    const int64_t first = comm.size() == 1 ? 1 : 0;  // alone, the broadcast changed nothing
     CHECK(lazy_before);
-    CHECK(t_after_first == 0);
+    CHECK(t_after_first == first);
     CHECK(spread_after_first == 0.0);
-    CHECK(w_diff == 0.0);  // rank 0's values everywhere
-    CHECK(opt->t == 3);
-    CHECK(actual->t == 3);
+    if (first == 0) CHECK(w_diff == 0.0);  // rank 0's values everywhere (alone it also updated)
+    CHECK(opt->t == 3 + first);
+    CHECK(actual->t == 3 + first);
     CHECK(max_param_diff(*model, *reference) < 2e-5);
     CHECK(cross_rank_spread(comm, *model) == 0.0);
 }
@@ -159,7 +167,7 @@ TEST_CASE("multi_node_optimizer: a parameter without a grad on some ranks neithe
                 {.zero_fill = zero_fill, .overlap = overlap, .bucket_size_bytes = 32});
             opt->setup(model);
             const Batch local = local_batch(comm);
-            opt->update([&] { return mse(*model, local); });  // broadcast
+            opt->update([&] { return mse(*model, local); });  // broadcast (and update: the weights agree)
 
             // Expected: p - lr * mean over ranks of the grad (zeros where there is none).
             auto probe = std::static_pointer_cast<TwoHeads>(model->copy(links::CopyMode::kCopy));
@@ -180,7 +188,30 @@ TEST_CASE("multi_node_optimizer: a parameter without a grad on some ranks neithe
             for (const links::Parameter& p : model->params()) {
                 testing::check_allclose(p.array(), expected[i++], p.shape(), {1e-6, 1e-6});
             }
-            CHECK(opt->t == 1);
+            CHECK(opt->t == 2);
         }
+    }
+}
+
+TEST_CASE("multi_node_optimizer: the first step updates when every rank already holds rank 0's weights",
+          "[distributed][optimizer]") {
+    distributed::Communicator& comm = *comm_of("flat");
+    for (const bool same : {true, false}) {
+        auto model = std::make_shared<Mlp>();
+        fill_params(*model, same ? 0.0 : comm.rank());
+        auto reference = std::static_pointer_cast<Mlp>(model->copy(links::CopyMode::kCopy));
+        fill_params(*reference);  // rank 0's weights
+        auto actual = std::make_shared<optimizers::SGD>(optimizers::SGDOptions{.lr = 0.3});
+        auto opt = distributed::create_multi_node_optimizer(actual, comm_of("flat"));
+        opt->setup(model);
+        opt->update([&] { return mse(*model, local_batch(comm)); });
+        optimizers::SGD ref_opt({.lr = 0.3});
+        ref_opt.setup(reference);
+        const bool updates = same || comm.size() == 1;
+        if (updates) ref_opt.update([&] { return mse(*reference, whole_batch()); });
+        INFO("same weights " << same);
+        CHECK(opt->t == (updates ? 1 : 0));
+        CHECK(max_param_diff(*model, *reference) < 2e-5);
+        CHECK(cross_rank_spread(comm, *model) == 0.0);
     }
 }
