@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train bench-distributed bench-python format clean gpu-check
+.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train bench-distributed bench-scaling bench-python format clean gpu-check
 
 deps:
 	bash scripts/install-deps.sh
@@ -60,11 +60,22 @@ bench-train: build
 	.venv-bench/bin/python benchmarks/train_convnet/run.py --build build
 
 # All-reduce against raw MPI_Allreduce, and MLP training on 2 processes x 1 thread against
-# 1 x 1 and PyTorch DDP (benchmarks/README.md, "Distributed").
+# 1 x 1, real ChainerMN 7.8.1 (.venv-chainermn) and PyTorch DDP; then the same on the network
+# path (no shared memory: MPI over TCP on loopback). benchmarks/README.md, "Distributed".
 bench-distributed: build
 	bash scripts/install-bench-deps.sh
+	bash scripts/install-chainermn-bench.sh
 	cmake --build --preset default --target bench_allreduce train_mlp_distributed
 	.venv-bench/bin/python benchmarks/distributed/run.py --build build
+	.venv-bench/bin/python benchmarks/distributed/run.py --build build --network --skip-torch
+
+# The scaling model (benchmarks/scaling/README.md): step compute and all-reduce times measured
+# here (4 KiB to 256 MiB), alpha-beta fits, predicted efficiency at 1..1024 ranks for ring and
+# hierarchical all-reduce on this machine and on an H100/H200 cluster profile, validated
+# against measured 2- and 3-process runs; SVG curves in result/scaling/. Python stdlib only.
+bench-scaling: build
+	cmake --build --preset default --target bench_scaling_comm train_mlp_distributed
+	python3 benchmarks/scaling/run.py --build build
 
 # The Python bindings against PyTorch: call overhead, a batch-1 step, Trainer throughput
 # (benchmarks/README.md, "Python").

@@ -10,8 +10,11 @@
 //   naive       create_communicator("naive")->allreduce_inplace(buffer) (kSum);
 //   flat        create_communicator("flat")->allreduce_inplace(buffer) (kSum);
 //   mean_grad   create_communicator("flat")->multi_node_mean_grad(link): the same bytes as the
-//               gradients of a model shaped like the MLP 784-1000-1000-10 (six arrays), packed
-//               into one buffer, reduced, divided by the size and unpacked.
+//               gradients of a model shaped like the MLP 784-1000-1000-10 (six arrays), through
+//               the gradient buckets (after the first call backward would write the grads
+//               into them; here the grads already are their slots).
+//   mean_grad_bf16, mean_grad_fp16  the same with allreduce_grad_dtype bfloat16 / float16:
+//               float32 grads cast into a half-size bucket, reduced, cast back.
 // Bandwidth is the message size over the time (what the MPICH figures quote).
 
 #include <mpi.h>
@@ -104,20 +107,32 @@ struct Sides {
     std::vector<std::function<void()>> ops;
 };
 
-Sides make_sides(MPI_Comm raw, const dist::CommunicatorPtr& naive, const dist::CommunicatorPtr& flat, int64_t n) {
+struct Comms {
+    dist::CommunicatorPtr naive, flat, flat_bf16, flat_fp16;
+};
+
+Sides make_sides(MPI_Comm raw, const Comms& comms, int64_t n) {
+    const dist::CommunicatorPtr& naive = comms.naive;
+    const dist::CommunicatorPtr& flat = comms.flat;
+    const dist::CommunicatorPtr& flat_bf16 = comms.flat_bf16;
+    const dist::CommunicatorPtr& flat_fp16 = comms.flat_fp16;
     const Array raw_buffer = Array::empty({n}, Dtype::kFloat32);
     raw_buffer.fill(0.0f);
     const Array naive_buffer = raw_buffer.copy();
     const Array flat_buffer = raw_buffer.copy();
     auto link = model_like(n);
+    auto link_bf16 = model_like(n);
+    auto link_fp16 = model_like(n);
     Sides sides;
-    sides.names = {"mpi", "naive", "flat", "mean_grad"};
+    sides.names = {"mpi", "naive", "flat", "mean_grad", "mean_grad_bf16", "mean_grad_fp16"};
     sides.ops.emplace_back([raw, raw_buffer, n] {
         MPI_Allreduce(MPI_IN_PLACE, raw_buffer.raw_data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, raw);
     });
     sides.ops.emplace_back([naive, naive_buffer] { naive->allreduce_inplace(naive_buffer); });
     sides.ops.emplace_back([flat, flat_buffer] { flat->allreduce_inplace(flat_buffer); });
     sides.ops.emplace_back([flat, link] { flat->multi_node_mean_grad(*link); });
+    sides.ops.emplace_back([flat_bf16, link_bf16] { flat_bf16->multi_node_mean_grad(*link_bf16); });
+    sides.ops.emplace_back([flat_fp16, link_fp16] { flat_fp16->multi_node_mean_grad(*link_fp16); });
     return sides;
 }
 
@@ -156,15 +171,18 @@ void report(const Args& args, int size, int64_t mib, const Sides& sides, const s
 int main(int argc, char** argv) {
     const Args args = parse_args(argc, argv);
     // The communicators initialise MPI (Note [MPI lifetime]); the raw side gets its own dup.
-    const auto naive = dist::create_communicator("naive");
-    const auto flat = dist::create_communicator("flat");
+    const Comms comms{.naive = dist::create_communicator("naive"),
+                      .flat = dist::create_communicator("flat"),
+                      .flat_bf16 = dist::create_communicator("flat", {.allreduce_grad_dtype = Dtype::kBFloat16}),
+                      .flat_fp16 = dist::create_communicator("flat", {.allreduce_grad_dtype = Dtype::kFloat16})};
+    const auto& naive = comms.naive;
     MPI_Comm raw = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &raw);
     if (naive->rank() == 0 && !args.json) {
         std::printf("all-reduce of float32, %d processes, median of the slowest rank's time per call\n", naive->size());
     }
     for (const int64_t mib : args.sizes_mib) {
-        const Sides sides = make_sides(raw, naive, flat, mib * 1024 * 1024 / 4);
+        const Sides sides = make_sides(raw, comms, mib * 1024 * 1024 / 4);
         const std::vector<double> seconds = measure(raw, sides, calls_for(mib));
         if (naive->rank() == 0) report(args, naive->size(), mib, sides, seconds);
     }
