@@ -3,40 +3,14 @@
 
 #include "core/ops/elementwise.h"
 #include "distributed/communicators/detail/mpi_chunks.h"
+#include "distributed/communicators/detail/reduce_ops.h"
 #include "distributed/detail/bucket_math.h"
 #include "distributed/detail/nccl_check.h"
 #include "distributed/detail/nccl_comm.h"
 
 namespace rensa::distributed {
-namespace {
-
-detail::MpiReduce mpi_reduce(ReduceOp op) {
-    switch (op) {
-        case ReduceOp::kSum:
-        case ReduceOp::kMean:
-            return detail::MpiReduce::kSum;
-        case ReduceOp::kMax:
-            return detail::MpiReduce::kMax;
-        case ReduceOp::kMin:
-            return detail::MpiReduce::kMin;
-    }
-    return detail::MpiReduce::kSum;
-}
-
-// buffer /= size in place (floor division for integers), as the MPI path does.
-void divide_inplace(const Array& buffer, int size) {
-    if (size == 1) return;
-    buffer.assign(is_float(buffer.dtype()) ? ops::divide(buffer, Scalar(static_cast<double>(size)))
-                                           : ops::floor_divide(buffer, Scalar(static_cast<int64_t>(size))));
-}
-
-class DoneRequest : public Request {
-public:
-    void wait() override {}
-    bool test() override { return true; }
-};
-
-}  // namespace
+using detail::DoneRequest;
+using detail::mpi_reduce;
 
 // Parameters are broadcast once per training: the MPI path through host memory is enough.
 void HierarchicalCommunicator::bcast_arrays(const std::vector<Array>& arrays) {
@@ -55,7 +29,7 @@ std::unique_ptr<Request> HierarchicalCommunicator::iallreduce_inplace(const Arra
 
 void HierarchicalCommunicator::reduce_on_device(const Array& buffer, ReduceOp op, const std::string& collective) {
     reduce_in_steps(buffer, op, collective, /*node_mean=*/false);
-    if (op == ReduceOp::kMean) divide_inplace(buffer, size_);
+    if (op == ReduceOp::kMean) detail::divide_inplace(buffer, size_);
 }
 
 // A gradient bucket: the three steps, the mean taken by the node reduction (ncclAvg) and, with

@@ -5,39 +5,17 @@
 #include "core/ops/elementwise.h"
 #include "distributed/communicators/detail/array_codec.h"
 #include "distributed/communicators/detail/mpi_chunks.h"
+#include "distributed/communicators/detail/reduce_ops.h"
 #include "distributed/detail/grad_buckets.h"
 
 namespace rensa::distributed {
 namespace {
 
 using detail::CallSignature;
+using detail::check_reducible;
+using detail::divide_inplace;
+using detail::mpi_reduce;
 using detail::OpGuard;
-
-detail::MpiReduce mpi_reduce(ReduceOp op) {
-    switch (op) {
-        case ReduceOp::kSum:
-        case ReduceOp::kMean:
-            return detail::MpiReduce::kSum;
-        case ReduceOp::kMax:
-            return detail::MpiReduce::kMax;
-        case ReduceOp::kMin:
-            return detail::MpiReduce::kMin;
-    }
-    return detail::MpiReduce::kSum;
-}
-
-void check_reducible(const Array& x, ReduceOp op, const char* name) {
-    RENSA_CHECK(x.defined(), ValueError, name, ": the array is undefined");
-    RENSA_CHECK(!(x.dtype() == Dtype::kBool && (op == ReduceOp::kSum || op == ReduceOp::kMean)), DtypeError, name, ": ",
-                to_string(op), " of bool arrays is not supported (use max or min, or cast to int)");
-}
-
-// buffer /= size in place: true division for floats, floor division for integers.
-void divide_inplace(const Array& buffer, int size) {
-    if (size == 1) return;
-    buffer.assign(is_float(buffer.dtype()) ? ops::divide(buffer, Scalar(static_cast<double>(size)))
-                                           : ops::floor_divide(buffer, Scalar(static_cast<int64_t>(size))));
-}
 
 // The non-blocking allreduce: one MPI_Iallreduce per chunk; the guard lives until finished.
 class MpiRequest : public Request {

@@ -6,6 +6,7 @@
 
 #include "core/ops/elementwise.h"
 #include "cuda/device_guard.h"
+#include "distributed/communicators/detail/reduce_ops.h"
 #include "distributed/detail/bucket_reducer.h"
 #include "distributed/detail/nccl_check.h"
 #include "distributed/detail/nccl_comm.h"
@@ -13,23 +14,12 @@
 namespace rensa::distributed {
 namespace {
 
+using detail::check_reducible;
+using detail::divide_inplace;
+using detail::DoneRequest;
 using detail::OpGuard;
 
 bool is_cuda(const Array& x) { return x.defined() && x.device().kind == DeviceKind::kCuda; }
-
-void check_reducible(const Array& x, ReduceOp op, const char* name) {
-    RENSA_CHECK(x.defined(), ValueError, name, ": the array is undefined");
-    RENSA_CHECK(!(x.dtype() == Dtype::kBool && (op == ReduceOp::kSum || op == ReduceOp::kMean)), DtypeError, name, ": ",
-                to_string(op), " of bool arrays is not supported (use max or min, or cast to int)");
-}
-
-// buffer /= size in place, on the compute stream: true division for floats, floor division
-// for integers (as the MPI path does).
-void divide_inplace(const Array& buffer, int size) {
-    if (size == 1) return;
-    buffer.assign(is_float(buffer.dtype()) ? ops::divide(buffer, Scalar(static_cast<double>(size)))
-                                           : ops::floor_divide(buffer, Scalar(static_cast<int64_t>(size))));
-}
 
 // An iallreduce on the communication stream. wait() makes the compute stream wait for it
 // (no host synchronisation); test() polls the event and the watch.
@@ -68,13 +58,6 @@ private:
     ReduceOp op_;
     int size_;
     bool done_ = false;
-};
-
-// A request with nothing left to do (empty buffers).
-class DoneRequest : public Request {
-public:
-    void wait() override {}
-    bool test() override { return true; }
 };
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "distributed/communicators/detail/reduce_ops.h"
 #include "distributed/detail/bucket_math.h"
 #include "distributed/detail/bucket_reducer.h"
 #include "distributed/detail/mpi_runtime.h"
@@ -57,13 +58,6 @@ uint64_t load(const uint64_t& flag) { return std::atomic_ref<const uint64_t>(fla
 void raise(uint64_t& flag, uint64_t generation) {
     std::atomic_ref<uint64_t>(flag).store(generation, std::memory_order_release);
 }
-
-// A request that is over at once.
-class DoneRequest : public Request {
-public:
-    void wait() override {}
-    bool test() override { return true; }
-};
 
 class LocalBucketReducer final : public BucketReducer {
 public:
