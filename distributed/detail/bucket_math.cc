@@ -153,6 +153,30 @@ void sum_into(Dtype dtype, std::span<const void* const> srcs, std::span<void* co
     visit_float(dtype, "bucket reduction", [&]<class T>(T) { sum_typed<T>(srcs, dsts, count, scale); });
 }
 
+bool convert(Dtype src_dtype, const void* src, Dtype dst_dtype, void* dst, int64_t count) {
+    const bool half_dst = dst_dtype == Dtype::kFloat16 || dst_dtype == Dtype::kBFloat16;
+    const bool half_src = src_dtype == Dtype::kFloat16 || src_dtype == Dtype::kBFloat16;
+    if (src_dtype == Dtype::kFloat32 && half_dst) {
+        const auto* in = static_cast<const float*>(src);
+        if (dst_dtype == Dtype::kFloat16) {
+            store(in, static_cast<Half*>(dst), count);
+        } else {
+            store(in, static_cast<BFloat16*>(dst), count);
+        }
+        return true;
+    }
+    if (half_src && dst_dtype == Dtype::kFloat32) {
+        auto* out = static_cast<float*>(dst);
+        if (src_dtype == Dtype::kFloat16) {
+            load(static_cast<const Half*>(src), out, count);
+        } else {
+            load(static_cast<const BFloat16*>(src), out, count);
+        }
+        return true;
+    }
+    return false;
+}
+
 void ring_accumulate(Dtype dtype, void* own, const void* in, int64_t count, double scale, bool first) {
     visit_float(dtype, "bucket ring step", [&]<class T>(T) { ring_typed<T>(own, in, count, scale, first); });
 }

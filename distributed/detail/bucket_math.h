@@ -15,6 +15,11 @@ namespace rensa::distributed::detail {
 // dsts[d][i] = scale * (srcs[0][i] + srcs[1][i] + ...) for every d and i < count.
 void sum_into(Dtype dtype, std::span<const void* const> srcs, std::span<void* const> dsts, int64_t count, double scale);
 
+// dst[i] = src[i] for i < count between float32 and float16/bfloat16 (either way; rounding to
+// nearest even), both contiguous host memory: the cast of a grad into its half-size bucket
+// and back, in one vectorised pass. False (nothing done) for any other pair of dtypes.
+bool convert(Dtype src_dtype, const void* src, Dtype dst_dtype, void* dst, int64_t count);
+
 // One reduce step of a ring all-reduce: own[i] = (own[i] + in[i]) * scale when `first`
 // (both are raw contributions), else own[i] * scale + in[i] (`in` is a partial sum that
 // already carries the scale). Every contribution is scaled exactly once, so partial sums

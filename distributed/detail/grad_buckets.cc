@@ -5,6 +5,7 @@
 
 #include "autograd/modes.h"
 #include "core/error.h"
+#include "distributed/detail/bucket_math.h"
 #include "links/link.h"
 
 namespace rensa::distributed::detail {
@@ -14,6 +15,17 @@ namespace {
 // The grad is already in `home` (backward wrote it there): nothing to copy.
 bool is_home(const Array& grad, const Array& home) {
     return grad.raw_data() == home.raw_data() && grad.strides() == home.strides() && grad.dtype() == home.dtype();
+}
+
+// dst = src (same shape), cast when the dtypes differ: bucket_math's vectorised conversion for
+// contiguous host arrays of float32 and a half dtype, else Array::assign.
+void copy_cast(const Array& dst, const Array& src) {
+    const bool host = dst.device() == Device::native() && src.device() == Device::native();
+    if (host && dst.dtype() != src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
+        convert(src.dtype(), src.raw_data(), dst.dtype(), dst.raw_data(), dst.size())) {
+        return;
+    }
+    dst.assign(src.device() == dst.device() ? src : src.to_device(dst.device()));
 }
 
 // The device of the bucket buffers: the one the communicator reduces in for the parameters'
@@ -149,8 +161,7 @@ void GradBuckets::start(size_t index) {
             slot.view.fill(0);
             continue;
         }
-        if (!is_home(grad, slot.view))
-            slot.view.assign(grad.device() == slot.view.device() ? grad : grad.to_device(slot.view.device()));
+        if (!is_home(grad, slot.view)) copy_cast(slot.view, grad);
     }
     bucket.request = reducer_->start(index);
 }
@@ -179,7 +190,7 @@ void GradBuckets::write_back(const Bucket& bucket, bool zero_fill) {
             slot.param.cleargrad();
             continue;
         }
-        if (!is_home(slot.grad_array, slot.view)) slot.grad_array.assign(slot.view.to_device(slot.grad_array.device()));
+        if (!is_home(slot.grad_array, slot.view)) copy_cast(slot.grad_array, slot.view);
         const Array current = slot.param.grad();
         if (!current.defined() || !is_home(current, slot.grad_array)) slot.param.set_grad(slot.grad_array);
     }

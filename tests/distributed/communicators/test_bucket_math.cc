@@ -67,5 +67,22 @@ TEST_CASE("bucket math: ring steps scale each contribution once", "[distributed]
     CHECK_THROWS_AS(sum_into(Dtype::kInt32, srcs, dsts, 1, 1.0), DtypeError);
 }
 
+TEST_CASE("bucket math: convert casts float32 to and from the half dtypes like astype",
+          "[distributed][communicators]") {
+    std::vector<double> values(1037);  // vector body and tail
+    for (size_t i = 0; i < values.size(); ++i) values[i] = (static_cast<double>(i) - 500.0) * 0.3071 + 1e-3 * (i % 7);
+    const Array f32 = filled(values, Dtype::kFloat32);
+    for (const Dtype half : {Dtype::kFloat16, Dtype::kBFloat16}) {
+        INFO(half);
+        const Array narrow = filled(std::vector<double>(values.size(), 0.0), half);
+        REQUIRE(convert(Dtype::kFloat32, f32.raw_data(), half, narrow.raw_data(), f32.size()));
+        CHECK(narrow.to_vector<double>() == f32.astype(half).to_vector<double>());
+        const Array wide = filled(std::vector<double>(values.size(), 0.0), Dtype::kFloat32);
+        REQUIRE(convert(half, narrow.raw_data(), Dtype::kFloat32, wide.raw_data(), narrow.size()));
+        CHECK(wide.to_vector<double>() == narrow.astype(Dtype::kFloat32).to_vector<double>());
+    }
+    CHECK_FALSE(convert(Dtype::kFloat64, f32.raw_data(), Dtype::kFloat32, f32.raw_data(), 1));
+}
+
 }  // namespace
 }  // namespace rensa::distributed::detail
