@@ -131,7 +131,7 @@ private:
     std::unique_ptr<detail::GradBuckets> buckets_[2];
     std::vector<const VariableNode*> grad_order_;  // leaves in the order the last unhooked backward finished them
     std::vector<std::string> bucket_order_;        // parameter names in bucket order (rank 0's)
-    size_t current_ = 0;                           // double buffering: the set that packs this step
+    size_t current_ = 0;                           // double buffering: the set reduced this step
     bool has_previous_ = false;                    // double buffering: the other set holds last step's grads
     bool hooked_backward_ = false;                 // the last backward_loss ran with the overlap hook
     int64_t mirrored_t_ = 0, mirrored_epoch_ = 0;
