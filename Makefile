@@ -74,7 +74,7 @@ bench-distributed: build
 # hierarchical all-reduce on this machine and on an H100/H200 cluster profile, validated
 # against measured 2- and 3-process runs; SVG curves in result/scaling/. Python stdlib only.
 bench-scaling: build
-	cmake --build --preset default --target bench_scaling_comm train_mlp_distributed
+	cmake --build --preset default --target bench_scaling_comm bench_scaling_step train_mlp_distributed
 	python3 benchmarks/scaling/run.py --build build
 
 # The Python bindings against PyTorch: call overhead, a batch-1 step, Trainer throughput
