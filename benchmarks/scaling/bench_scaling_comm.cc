@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/distributed/mpi_timing.h"
 #include "core/array.h"
 #include "distributed/communicator.h"
 #include "links/chain.h"
@@ -66,25 +67,9 @@ std::shared_ptr<rensa::links::Chain> one_param_link(int64_t n) {
     return link;
 }
 
-// Seconds of the slowest rank for one call of `op`, all ranks starting together.
-double time_call(MPI_Comm comm, const std::function<void()>& op) {
-    MPI_Barrier(comm);
-    const auto start = std::chrono::steady_clock::now();
-    op();
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
-    return seconds;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-struct Sides {
-    std::vector<std::string> names;
-    std::vector<std::function<void()>> ops;
-};
+using bench::median;
+using bench::Sides;
+using bench::time_call;
 
 Sides make_sides(MPI_Comm raw, const dist::CommunicatorPtr& flat, const dist::CommunicatorPtr& naive, int64_t n) {
     const Array raw_buffer = Array::empty({n}, Dtype::kFloat32);
