@@ -47,8 +47,8 @@ std::atomic<bool>& debug_value() {
     return value;
 }
 
-// The atexit finaliser (registered only when MPI_Init was ours): exit notices, then MPI_Finalize
-// exactly once. See Note [Watchdog protocol].
+// The atexit finaliser (registered only when MPI_Init was ours): the exit protocol, then
+// MPI_Finalize exactly once. See Note [Watchdog protocol].
 void finalize_at_exit() {
     if (!mpi_alive()) {
         watchdog::stop();
@@ -63,7 +63,9 @@ void finalize_at_exit() {
 void stop_at_exit() { watchdog::stop(); }
 
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, before it tears anything down: the
-// watchdog thread must stop making MPI calls by then, whoever calls MPI_Finalize.
+// watchdog thread must stop making MPI calls by then, whoever calls MPI_Finalize. (The exit
+// protocol does not run here: MPI calls from this callback make MPICH 4.0's MPI_Finalize fail now
+// and then on a mutex still held, "pthread_mutex_destroy: Device or resource busy".)
 int on_finalize(MPI_Comm, int, void*, void*) {
     watchdog::stop();
     free_mpi_types();

@@ -16,7 +16,8 @@
 // (default 300 s; RENSA_WATCHDOG_TIMEOUT=<seconds> or set_watchdog_timeout) makes its
 // watchdog ask the other ranks how far they got, print which ranks did not arrive at that
 // operation and sequence number, and MPI_Abort the job. (2) A rank that exits (exit(),
-// return from main) tells the others at exit how many operations it entered on each handle;
+// return from main) tells the others at exit how many operations it entered on each handle
+// (and then waits for them to exit too, as MPI_Finalize would: Note [Watchdog protocol]);
 // a rank waiting for it in a later operation prints "rank R exited ..." and aborts.
 // (3) An uncaught exception or a fatal signal prints the rank and the cause, then aborts
 // the job. mpiexec then ends every process with a non-zero status.

@@ -18,8 +18,7 @@ void Watchdog::start() {
     MPI_Comm_size(control_, &size_);
     notified_.assign(static_cast<size_t>(size_), 0);
     acked_.assign(static_cast<size_t>(size_), 0);
-    peer_exiting_.assign(static_cast<size_t>(size_), 0);
-    notice_acked_.assign(static_cast<size_t>(size_), 0);
+    late_ack_.assign(static_cast<size_t>(size_), 0);
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -83,12 +82,12 @@ void Watchdog::dispatch(int source, int tag, const std::vector<int64_t>& message
     } else if (tag == kExitAck && message.size() == 1) {
         const std::lock_guard<std::mutex> lock(mutex_);
         acked_[static_cast<size_t>(source)] = 1;
-        peer_exiting_[static_cast<size_t>(source)] = message[0] != 0 ? 1 : 0;
     }
 }
 
 // Records what the exited rank entered and acks; the ack says whether this rank is exiting too (its
-// own notice already sent), under the same lock that sends that notice.
+// own notice already sent, under the same lock), and such an ack is the one no later message
+// confirms (Note [Watchdog protocol]).
 void Watchdog::on_exit_notice(int source, const std::vector<int64_t>& message) {
     ExitedRank exited{.entered = {}, .when = Clock::now()};
     for (size_t i = 1; i + 1 < message.size(); i += 2) {
@@ -97,7 +96,7 @@ void Watchdog::on_exit_notice(int source, const std::vector<int64_t>& message) {
     const std::lock_guard<std::mutex> lock(mutex_);
     exited_[source] = std::move(exited);
     send(source, kExitAck, {exiting_ ? 1 : 0}, sends_);
-    notice_acked_[static_cast<size_t>(source)] = 1;
+    if (exiting_) late_ack_[static_cast<size_t>(source)] = 1;
 }
 
 bool Watchdog::send(int dest, int tag, std::vector<int64_t> payload, std::list<PendingSend>& sends) {

@@ -154,17 +154,24 @@ void Watchdog::finish_stall_if_ready() {
     abort_job(os.str());
 }
 
+// Every reachable peer acked our notice and sent its own (acked by us, the ack sent).
 bool Watchdog::exit_protocol_done() const {
     for (int r = 0; r < size_; ++r) {
         const auto i = static_cast<size_t>(r);
-        if (!notified_[i]) continue;  // it exited before us: it waits for nothing from us
-        if (!acked_[i] || (peer_exiting_[i] && !notice_acked_[i])) return false;
+        if (r == rank_ || !notified_[i]) continue;  // MPI refused the notice: a dead peer
+        if (!acked_[i] || exited_.count(r) == 0) return false;
     }
     return sends_.empty();
 }
 
-// Note [Watchdog protocol]: notices go out under mutex_, together with exiting_ = true.
+// Note [Watchdog protocol]: see distributed/detail/watchdog.h.
 void Watchdog::exit_notice_and_stop() {
+    stop();
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (exit_done_ || control_ == MPI_COMM_NULL) return;
+        exit_done_ = true;
+    }
     std::list<PendingSend> notices;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
@@ -174,25 +181,30 @@ void Watchdog::exit_notice_and_stop() {
             payload.push_back(record.entered);
         }
         for (int r = 0; r < size_; ++r) {
-            if (r == rank_ || exited_.count(r) != 0) continue;
-            notified_[static_cast<size_t>(r)] = send(r, kExit, payload, notices) ? 1 : 0;
+            if (r != rank_) notified_[static_cast<size_t>(r)] = send(r, kExit, payload, notices) ? 1 : 0;
         }
         exiting_ = true;
     }
-    const auto deadline = Clock::now() + kExitWait;
+    const auto spin_until = Clock::now() + kExitSpin;
+    bool late_ack = false;
     for (;;) {
+        receive_all();
         test_sends(notices);
         {
             const std::lock_guard<std::mutex> lock(mutex_);
-            if (exit_protocol_done() && notices.empty()) break;
+            test_sends(sends_);
+            if (exit_protocol_done() && notices.empty()) {
+                for (const char late : late_ack_) late_ack = late_ack || late != 0;
+                break;
+            }
         }
-        if (Clock::now() > deadline) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        if (Clock::now() < spin_until) {
+            std::this_thread::yield();
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
     }
-    stop();
-    // Sends to unresponsive ranks: let MPI drop them rather than wait.
-    for (PendingSend& pending : notices) MPI_Request_free(&pending.request);
-    for (PendingSend& pending : sends_) MPI_Request_free(&pending.request);
+    if (late_ack) std::this_thread::sleep_for(kExitLinger);
 }
 
 void start() { instance().start(); }

@@ -22,7 +22,10 @@ using Clock = std::chrono::steady_clock;
 enum Tag : int { kQuery = 7101, kReply = 7102, kExit = 7103, kExitAck = 7104 };
 inline constexpr auto kPollInterval = std::chrono::milliseconds(20);
 inline constexpr auto kReplyWait = std::chrono::seconds(1);
-inline constexpr auto kExitWait = std::chrono::seconds(2);
+inline constexpr auto kExitSpin = std::chrono::seconds(2);
+// How long a rank waits after an ack that nothing confirms, and how long it polls without sleeping
+// (Note [Watchdog protocol]).
+inline constexpr auto kExitLinger = std::chrono::milliseconds(50);
 // A point-to-point operation with an exited peer is given this long to finish (its message may have
 // arrived before the peer left).
 inline constexpr auto kPeerGrace = std::chrono::seconds(1);
@@ -95,9 +98,10 @@ private:
     std::map<int, HandleRecord> records_;
     std::map<int, ExitedRank> exited_;  // by world rank
     bool exiting_ = false;
-    // By world rank, during exit: notice sent to it, its ack received, its ack said it is exiting
-    // too, its own notice acked.
-    std::vector<char> notified_, acked_, peer_exiting_, notice_acked_;
+    bool exit_done_ = false;  // the exit protocol ran (it runs once)
+    // By world rank, during exit: our notice sent to it, its ack of our notice received, its notice
+    // acked by us after our own notice went out (an ack nothing confirms).
+    std::vector<char> notified_, acked_, late_ack_;
     std::list<PendingSend> sends_;  // the thread's sends
 
     // The thread and its control communicator.

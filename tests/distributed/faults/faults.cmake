@@ -41,6 +41,16 @@ foreach(np IN ITEMS 2 3)
   rensa_fault_case("clean np=${np}" clean ${np} 0 30 FORBID "rensa:" "watchdog" "Abort" "BAD TERMINATION" "WARN")
 endforeach()
 rensa_fault_case("late exit np=3" late_exit 3 0 30 FORBID "rensa:" "watchdog" "Abort" "BAD TERMINATION" "WARN")
+# The network path (tests/CMakeLists.txt): ranks that end together, and one that ends 1.5 s after
+# the others, exit cleanly there too (MPICH 4.0 over UCX's TCP hangs in MPI_Finalize without the
+# exit protocol of Note [Watchdog protocol]).
+foreach(np IN ITEMS 2 3)
+  rensa_fault_case("clean np=${np} network" clean ${np} 0 30 ENV ${RENSA_TEST_NETWORK_ENV} FORBID "rensa:" "watchdog" "Abort"
+                   "BAD TERMINATION" "WARN")
+endforeach()
+rensa_fault_case("late exit np=3 network" late_exit 3 0 30 ENV ${RENSA_TEST_NETWORK_ENV} FORBID "rensa:" "watchdog" "Abort"
+                 "BAD TERMINATION" "WARN")
+rensa_fault_case("exit0 np=3 network" exit0 3 nonzero 30 ENV ${RENSA_TEST_NETWORK_ENV} EXPECT "rensa: rank [02]: ${exited}")
 # Point to point (no sequence number): rank 0 waits in recv from rank 1.
 rensa_fault_case("recv stall" recv_stall 2 nonzero 15 ENV RENSA_WATCHDOG_TIMEOUT=5
                  EXPECT "rensa: rank 0: watchdog: recv .peer 1. on communicator 0 has waited")
