@@ -69,8 +69,10 @@ def run_json(cmd, env_extra, lines=False, expect=1):
     """Runs cmd; returns its last JSON line (or all JSON lines when lines=True).
 
     Once `expect` JSON lines arrived the program has done its work: if it does not exit within
-    20 s it is killed. On the network path MPICH 4.0.2 over UCX's TCP transport often hangs in
-    MPI_Finalize after the work (openucx/ucx issue 8738); that says nothing about the figures.
+    20 s it is killed, with a note. rensa's programs exit (Note [Watchdog protocol] in
+    distributed/detail/watchdog.h); a program of another side that ends its MPI traffic unevenly
+    can hang in MPI_Finalize on the network path (MPICH 4.0.2 over UCX's TCP, openucx/ucx issue
+    8738), which says nothing about its figures.
     """
     env = dict(os.environ, **env_extra)
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

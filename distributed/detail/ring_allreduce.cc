@@ -9,12 +9,17 @@
 namespace rensa::distributed::detail {
 namespace {
 
-// Pieces of at least 256 KiB and at most 64 per chunk (up to 1 GiB each, below MPI's int
-// counts), 64-byte multiples so that a piece holds whole elements of every dtype.
+// Pieces of at least 2 MiB and at most 16 per chunk (up to 1 GiB each, below MPI's int
+// counts), 64-byte multiples so that a piece holds whole elements of every dtype. The ring
+// carries the bytes between nodes, where every message costs a round of the transport's
+// protocol: on TCP over loopback (2 ranks, `mpiexec -n 2 bench_allreduce` on the network path,
+// 4 runs each) multi_node_mean_grad reached 0.80 / 0.82 / 0.91 of MPI_Allreduce at 1 / 16 /
+// 64 MiB with 256 KiB pieces (at most 64), 0.97 / 0.89 / 0.97 with these, and 0.99 / 0.92 /
+// 0.88 with one piece per chunk (no overlap of the sums with the transfer).
 struct PieceSplit {
     int64_t size;
     explicit PieceSplit(int64_t bytes) {
-        const int64_t wanted = std::max<int64_t>(int64_t{256} << 10, (bytes + 63) / 64);
+        const int64_t wanted = std::max<int64_t>(int64_t{2} << 20, (bytes + 15) / 16);
         size = std::min<int64_t>((wanted + 63) / 64 * 64, int64_t{1} << 30);
     }
 };

@@ -142,6 +142,21 @@ TEST_CASE("communicator multi_node_mean_grad: naive and flat average and dummy l
     }
 }
 
+// 12 MB of W: on the network path (no shared memory) the ring cuts each rank's chunk of the
+// bucket into several pieces of uneven size (Note [Shared-memory buckets]).
+TEST_CASE("communicator multi_node_mean_grad: a bucket of several ring pieces", "[distributed][communicators]") {
+    for (const char* kind : {"naive", "flat"}) {
+        Communicator& c = comm(kind);
+        const int64_t cols = 1000003;
+        Model m = make_model(c.rank(), Dtype::kFloat32, cols);
+        set_grads(m, c.rank(), Dtype::kFloat32);
+        c.multi_node_mean_grad(*m.root);
+        INFO(kind);
+        CHECK(mismatch(m.W().grad(), mean_reference(0, c.size(), 3 * cols), {3, cols}) == "");
+        CHECK(mismatch(m.scale().grad(), mean_reference(2, c.size(), 2), {2}) == "");
+    }
+}
+
 TEST_CASE("communicator multi_node_mean_grad: zero_fill and skipped grads", "[distributed][communicators]") {
     for (const char* kind : {"naive", "flat"}) {
         Communicator& c = comm(kind);
