@@ -80,7 +80,7 @@ std::optional<ConvAlgorithm> first_fitting(const ConvProblem& p, const std::vect
 
 // Runs `search(perfs, max_count, &returned, workspace, workspace_bytes, find)` (the cuDNN
 // call named get_call, or find_call in benchmark mode) and picks; nothing when cuDNN does
-// not support the problem at all.
+// not support the problem at all or rejects its descriptors.
 template <class Perf, class Search>
 std::optional<ConvAlgorithm> search_algorithms(const ConvProblem& p, int max_count, const char* get_call,
                                                const char* find_call, Search&& search) {
@@ -95,7 +95,9 @@ std::optional<ConvAlgorithm> search_algorithms(const ConvProblem& p, int max_cou
     } else {
         status = search(perfs.data(), max_count, &returned, nullptr, 0, false);
     }
-    if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) return std::nullopt;
+    // A problem cuDNN cannot describe (BAD_PARAM) has no algorithm either: the direct kernels run it.
+    const int category = CUDNN_STATUS_CATEGORY(status);
+    if (category == CUDNN_STATUS_NOT_SUPPORTED || category == CUDNN_STATUS_BAD_PARAM) return std::nullopt;
     check_cudnn(status, benchmark_mode() ? find_call : get_call);
     return first_fitting(p, perfs, std::min(returned, max_count), limit);
 }

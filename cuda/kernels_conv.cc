@@ -20,6 +20,7 @@
 #include "cuda/conv_algorithm.h"
 #include "cuda/conv_descriptors.h"
 #include "cuda/conv_direct.h"
+#include "cuda/conv_shape.h"
 #include "cuda/cuda_kernels.h"
 #include "cuda/device_guard.h"
 #include "cuda/handles.h"
@@ -159,9 +160,13 @@ bool ran(cudnnStatus_t status, const char* call) {
 }
 
 // Each direction on contiguous operands through cuDNN; false (nothing run) when cuDNN
-// has no algorithm or the direct kernels are forced (see cuda/conv_direct.h).
+// has no algorithm, the output size is not cuDNN's (cover_all, a deconvolution's outsize:
+// cuda/conv_shape.h) or the direct kernels are forced (see cuda/conv_direct.h).
 bool cudnn_forward(int device, const ConvolutionArgs& c) {
-    if (force_direct_convolution()) return false;
+    if (force_direct_convolution() ||
+        !cudnn_output_size_matches(c.x.shape(), c.w.shape(), c.y.shape(), c.stride, c.pad, c.dilate)) {
+        return false;
+    }
     const ConvSetup s{c.y.dtype(), c.x.shape(), c.w.shape(), c.y.shape(), c.stride, c.pad, c.dilate, c.groups};
     const cudnnHandle_t handle = cudnn_handle(device);
     const std::optional<ConvAlgorithm> algo =
@@ -178,7 +183,10 @@ bool cudnn_forward(int device, const ConvolutionArgs& c) {
 }
 
 bool cudnn_backward_data(int device, const ConvolutionBackwardDataArgs& c) {
-    if (force_direct_convolution()) return false;
+    if (force_direct_convolution() ||
+        !cudnn_output_size_matches(c.gx.shape(), c.w.shape(), c.gy.shape(), c.stride, c.pad, c.dilate)) {
+        return false;
+    }
     const ConvSetup s{c.gx.dtype(), c.gx.shape(), c.w.shape(), c.gy.shape(), c.stride, c.pad, c.dilate, c.groups};
     const cudnnHandle_t handle = cudnn_handle(device);
     const std::optional<ConvAlgorithm> algo =
@@ -196,7 +204,10 @@ bool cudnn_backward_data(int device, const ConvolutionBackwardDataArgs& c) {
 }
 
 bool cudnn_backward_filter(int device, const ConvolutionBackwardFilterArgs& c) {
-    if (force_direct_convolution()) return false;
+    if (force_direct_convolution() ||
+        !cudnn_output_size_matches(c.x.shape(), c.gw.shape(), c.gy.shape(), c.stride, c.pad, c.dilate)) {
+        return false;
+    }
     const ConvSetup s{c.gw.dtype(), c.x.shape(), c.gw.shape(), c.gy.shape(), c.stride, c.pad, c.dilate, c.groups};
     const cudnnHandle_t handle = cudnn_handle(device);
     const std::optional<ConvAlgorithm> algo =

@@ -1,6 +1,6 @@
 // cuDNN convolution, data gradient and filter gradient against the native backend:
 // 1-d, 2-d and 3-d, groups (depthwise too), stride, pad and dilation, with and without
-// bias, every float dtype, contiguous and non-contiguous operands.
+// bias, every float dtype, contiguous and non-contiguous operands, cover_all.
 
 #include <catch2/catch.hpp>
 #include <vector>
@@ -26,6 +26,9 @@ const std::vector<ConvCase> kCases = {
     {{2, 4, 8, 8}, {4, 1, 3, 3}, {.stride = {1, 1}, .pad = {1, 1}, .dilate = {1, 1}, .groups = 4}},
     {{3, 5, 13, 10}, {7, 5, 3, 3}, {.stride = {2, 3}, .pad = {1, 2}, .dilate = {1, 1}}},
     {{1, 2, 5, 6, 4}, {3, 2, 2, 3, 2}, {.stride = {1, 2, 1}, .pad = {1, 1, 0}, .dilate = {1, 1, 2}}},
+    // cover_all: one more output than cuDNN's size (the direct kernels run them).
+    {{2, 2, 5, 6}, {3, 2, 2, 3}, {.stride = {2, 2}, .pad = {0, 1}, .dilate = {1, 1}, .cover_all = true}},
+    {{2, 3, 10}, {2, 3, 3}, {.stride = {3}, .pad = {0}, .dilate = {1}, .cover_all = true}},
 };
 
 // The spatial part of a shape (what the gradient ops take as sizes).
@@ -34,8 +37,8 @@ Shape spatial(const Shape& shape) { return Shape(shape.begin() + 2, shape.end())
 Shape output_shape(const ConvCase& c) {
     Shape y{c.x[0], c.w[0]};
     for (int i = 0; i + 2 < c.x.size(); ++i) {
-        y.push_back(
-            ops::conv_outsize(c.x[i + 2], c.w[i + 2], c.params.stride[i], c.params.pad[i], false, c.params.dilate[i]));
+        y.push_back(ops::conv_outsize(c.x[i + 2], c.w[i + 2], c.params.stride[i], c.params.pad[i], c.params.cover_all,
+                                      c.params.dilate[i]));
     }
     return y;
 }
