@@ -54,8 +54,11 @@ cublasHandle_t cublas_handle(int device) {
     // Bound on each fetch to the caller's current stream and TF32 setting. (cublasSetStream
     // also resets the handle to cuBLAS's own workspace for that stream.)
     check_cublas(cublasSetStream(handle, current_stream(device)), "cublasSetStream");
-    check_cublas(cublasSetMathMode(handle, allow_tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
-                 "cublasSetMathMode");
+    // Half and bfloat16 GEMMs must not reduce in their output type (as CUBLAS_DEFAULT_MATH allows):
+    // they accumulate in float32, as the native backend does.
+    const auto mode = static_cast<cublasMath_t>((allow_tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH) |
+                                                CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+    check_cublas(cublasSetMathMode(handle, mode), "cublasSetMathMode");
     return handle;
 }
 

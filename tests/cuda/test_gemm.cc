@@ -8,6 +8,7 @@
 
 #include "core/backend.h"
 #include "core/ops/linalg.h"
+#include "cuda/handles.h"
 #include "tests/cuda/cuda_testing.h"
 
 namespace rensa::testing {
@@ -26,6 +27,19 @@ const std::vector<ShapePair> kMatmulShapes = {
     {{3, 5}, {5, 7}}, {{1, 1}, {1, 1}}, {{17, 33}, {33, 9}},    {{4, 3, 6}, {4, 6, 5}}, {{2, 1, 3, 4}, {5, 4, 2}},
     {{7}, {7, 3}},    {{6, 7}, {7}},    {{1, 6, 7}, {3, 7, 2}}, {{65, 129}, {129, 31}},
 };
+
+TEST_CASE("cuda: cuBLAS never reduces half and bfloat16 GEMMs in their own dtype", "[cuda]") {
+    RENSA_REQUIRE_CUDA();
+    for (const bool tf32 : {false, true}) {
+        const bool before = cuda::allow_tf32();
+        cuda::set_allow_tf32(tf32);
+        cublasMath_t mode{};
+        REQUIRE(cublasGetMathMode(cuda::cublas_handle(0), &mode) == CUBLAS_STATUS_SUCCESS);
+        cuda::set_allow_tf32(before);
+        CHECK((mode & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) != 0);
+        CHECK((mode & CUBLAS_TF32_TENSOR_OP_MATH) == (tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : 0));
+    }
+}
 
 TEST_CASE("cuda: matmul matches native for every dtype and layout", "[cuda]") {
     RENSA_REQUIRE_CUDA();
