@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "core/float_to_int.h"
 
 namespace rensa::cuda {
 
@@ -101,7 +102,8 @@ __host__ __device__ inline ComputeT<T> to_compute(T v) {
 
 // Converts like numpy's astype (see cast_value in core/native/dtype_dispatch.h): to bool
 // is `!= 0`, half types round once (from float32, else from the value as a double,
-// as the CPU does), floats to integers truncate.
+// as the CPU does), floats to integers truncate, out-of-range values as
+// core/float_to_int.h defines (not CUDA's saturation).
 template <class To, class From>
 __host__ __device__ inline To cast_value(From v) {
     if constexpr (std::is_same_v<To, From>) {
@@ -122,6 +124,8 @@ __host__ __device__ inline To cast_value(From v) {
         } else {
             return __double2bfloat16(static_cast<double>(v));
         }
+    } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+        return float_to_int<To>(v);
     } else {
         return static_cast<To>(v);
     }

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/dtype.h"
+#include "core/float_to_int.h"
 #include "core/half.h"
 
 namespace rensa::native {
@@ -51,7 +52,7 @@ namespace rensa::native {
 
 // Converts one value like numpy's astype: to bool is `!= 0`; float16/bfloat16 read
 // through float and are written from float or (rounding once) from double; floats to
-// integers truncate.
+// integers truncate, out-of-range values as core/float_to_int.h defines.
 template <class To, class From>
 inline To cast_value(From v) {
     if constexpr (std::same_as<To, From>) {
@@ -64,6 +65,8 @@ inline To cast_value(From v) {
         return To(v);
     } else if constexpr (kIsHalfLike<To>) {
         return To(static_cast<double>(v));
+    } else if constexpr (std::integral<To> && std::floating_point<From>) {
+        return float_to_int<To>(v);
     } else {
         return static_cast<To>(v);
     }

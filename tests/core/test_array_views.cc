@@ -2,7 +2,9 @@
 // basic indexing) alias their base; copy, astype, to_device, item and allocation errors.
 
 #include <catch2/catch.hpp>
+#include <climits>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -232,6 +234,32 @@ TEST_CASE("astype: numpy casting", "[views]") {
     CHECK(x.astype(Dtype::kFloat64, false).storage() == x.storage());
     CHECK(x.astype(Dtype::kFloat64).storage() != x.storage());
     CHECK(x.astype(Dtype::kFloat32, false).storage() != x.storage());
+}
+
+TEST_CASE("astype: out-of-range floats to integers give numpy's results", "[views]") {
+    // numpy 2.4 on x86 (astype of these float32 and float64 values; core/float_to_int.h).
+    const double nan = std::nan(""), inf = INFINITY;
+    const std::vector<double> values{3e9, -3e9, 300.0, -129.0, -1.0, nan, inf, -inf, 1e19, 255.9, -0.5, 2147483520.0};
+    const int64_t i32_min = INT32_MIN, i64_min = INT64_MIN;
+    const std::vector<std::pair<Dtype, std::vector<int64_t>>> expected{
+        {Dtype::kInt8, {0, 0, 44, 127, -1, 0, 0, 0, 0, -1, 0, -128}},
+        {Dtype::kUInt8, {0, 0, 44, 127, 255, 0, 0, 0, 0, 255, 0, 128}},
+        {Dtype::kInt32, {i32_min, i32_min, 300, -129, -1, i32_min, i32_min, i32_min, i32_min, 255, 0, 2147483520}},
+        {Dtype::kInt64,
+         {3000000000, -3000000000, 300, -129, -1, i64_min, i64_min, i64_min, i64_min, 255, 0, 2147483520}},
+    };
+    for (const Dtype from : {Dtype::kFloat32, Dtype::kFloat64}) {
+        const Array x = make_array(values, {12}, from);
+        for (const auto& [to, want] : expected) {
+            INFO(dtype_name(from) << " -> " << dtype_name(to));
+            CHECK(x.astype(to).astype(Dtype::kInt64).to_vector<int64_t>() == want);
+        }
+    }
+    // Half types go through float32: infinity and NaN as above.
+    const Array h = make_array({inf, nan, 300.0}, {3}, Dtype::kFloat16);
+    CHECK(h.astype(Dtype::kInt32).astype(Dtype::kInt64).to_vector<int64_t>() ==
+          std::vector<int64_t>{i32_min, i32_min, 300});
+    CHECK(h.astype(Dtype::kInt8).astype(Dtype::kInt64).to_vector<int64_t>() == std::vector<int64_t>{0, 0, 44});
 }
 
 TEST_CASE("to_device, item and to_vector", "[views]") {

@@ -156,6 +156,20 @@ TEST_CASE("cuda: exact casts of large integers and doubles", "[cuda][elementwise
     }
 }
 
+TEST_CASE("cuda: out-of-range float to integer casts match native", "[cuda][elementwise]") {
+    RENSA_REQUIRE_CUDA();
+    // NaN, infinities and values beyond every integer dtype: numpy's results on both backends
+    // (core/float_to_int.h), not CUDA's saturation.
+    const std::vector<double> values{3e9, -3e9, 300.0, -129.0, -1.0, std::nan(""), INFINITY, -INFINITY, 1e19, 255.9};
+    for (const Dtype from : {Dtype::kFloat16, Dtype::kBFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
+        for (const Dtype to : {Dtype::kInt8, Dtype::kUInt8, Dtype::kInt32, Dtype::kInt64}) {
+            INFO("cast " << dtype_name(from) << " -> " << dtype_name(to));
+            check_matches_native([to](const std::vector<Array>& in) { return std::vector<Array>{in[0].astype(to)}; },
+                                 {make_array(values, {10}, from)}, Layout::kContiguous, Tolerance{0.0, 0.0});
+        }
+    }
+}
+
 TEST_CASE("cuda: same-dtype copies of every layout match native", "[cuda][elementwise]") {
     RENSA_REQUIRE_CUDA();
     uint64_t seed = 500;
