@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -22,14 +23,28 @@ constexpr int64_t kSmallGranule = 512;
 constexpr int64_t kSmallLimit = int64_t{1} << 20;
 constexpr int64_t kMaxRequest = int64_t{1} << 60;  // beyond this no GPU has memory; avoids overflow below
 
+}  // namespace
+
 // The class a request is served from: 512-byte granules below 1 MiB, else one of eight
-// classes per power of two (at most 1/8 larger than asked, like the native allocator).
-int64_t size_class(int64_t bytes) {
+// classes per power of two (at most 1/8 larger than asked, like the native allocator);
+// exactly the bytes asked in the exact mode.
+int64_t size_class(int64_t bytes, bool exact) {
+    if (exact) return bytes;
     if (bytes < kSmallLimit)
         return std::max(kSmallGranule, (bytes + kSmallGranule - 1) / kSmallGranule * kSmallGranule);
     const int64_t step = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(bytes - 1)) / 8);
     return (bytes + step - 1) / step * step;
 }
+
+bool exact_alloc_from_env() {
+    const char* value = std::getenv("RENSA_CUDA_EXACT_ALLOC");
+    if (value == nullptr || *value == '\0') return false;
+    const std::string text = value;
+    RENSA_CHECK(text == "0" || text == "1", ValueError, "RENSA_CUDA_EXACT_ALLOC must be 0 or 1, got '", text, "'");
+    return text == "1";
+}
+
+namespace {
 
 // RENSA_CUDA_CACHE_LIMIT (bytes) bounds the cached bytes; unbounded by default.
 int64_t cache_limit_from_env() {
@@ -59,10 +74,12 @@ struct Pending {
 }  // namespace
 
 struct CachingAllocator::Impl {
-    Impl(int device_index, int64_t limit) : device{device_index}, cache_limit{limit} {}
+    Impl(int device_index, int64_t limit, bool exact_mode)
+        : device{device_index}, cache_limit{exact_mode ? 0 : limit}, exact{exact_mode} {}
 
     int device;
-    int64_t cache_limit;
+    int64_t cache_limit;  // 0 in the exact mode: every freed block goes back to the driver
+    bool exact;
     std::mutex mutex;
     std::map<std::pair<cudaStream_t, int64_t>, std::vector<void*>> bins;
     std::unordered_map<void*, Block> live;
@@ -201,7 +218,7 @@ void CachingAllocator::Impl::release(void* ptr) noexcept {
 }
 
 CachingAllocator::CachingAllocator(int device)
-    : device_{device}, impl_{std::make_unique<Impl>(device, cache_limit_from_env())} {}
+    : device_{device}, impl_{std::make_unique<Impl>(device, cache_limit_from_env(), exact_alloc_from_env())} {}
 
 CachingAllocator::~CachingAllocator() {
     // Storages hold the allocator (shared_ptr), so none is live here. Cached blocks go back
@@ -225,7 +242,7 @@ std::shared_ptr<Storage> CachingAllocator::allocate(int64_t bytes) {
     }
     DeviceGuard guard{device_};
     const cudaStream_t stream = current_stream(device_);
-    const int64_t cls = bytes <= kMaxRequest ? size_class(bytes) : bytes;
+    const int64_t cls = bytes <= kMaxRequest ? size_class(bytes, impl_->exact) : bytes;
     void* ptr = nullptr;
     {
         std::lock_guard lock{impl_->mutex};

@@ -10,6 +10,11 @@
 // free time has completed (queried, never waited for). Out of memory: every cached block
 // is released (empty_cache) and the request retried once; a second failure throws
 // OutOfMemoryError naming the bytes requested, allocated and cached.
+//
+// RENSA_CUDA_EXACT_ALLOC=1 (for finding memory errors: scripts/gpu-check.sh, compute-sanitizer)
+// gives every request a block of exactly its bytes and caches nothing (a freed block goes back
+// to the driver after a device synchronisation), so an access past the end of an array is past
+// the end of its cudaMalloc block.
 
 #include <cuda_runtime.h>
 
@@ -44,6 +49,11 @@ private:
     int device_;
     std::unique_ptr<Impl> impl_;
 };
+
+// The block size for a request of `bytes` (the size classes above; `bytes` itself when exact).
+int64_t size_class(int64_t bytes, bool exact);
+// RENSA_CUDA_EXACT_ALLOC: unset, empty or 0: false; 1: true; anything else: ValueError.
+bool exact_alloc_from_env();
 
 // The caching allocator of GPU `device` (the installed CUDA backend's; DeviceError
 // without one).

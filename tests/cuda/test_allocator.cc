@@ -5,7 +5,9 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -226,4 +228,39 @@ TEST_CASE("cuda: allocator churn on two streams keeps data and statistics right"
     CHECK(allocator.stats().cached_bytes == 0);
 }
 
+}  // namespace rensa::testing
+
+namespace rensa::testing {
+namespace {
+
+TEST_CASE("cuda allocator: size classes, and exact blocks in the exact mode", "[cuda][host]") {
+    CHECK(cuda::size_class(1, false) == 512);
+    CHECK(cuda::size_class(513, false) == 1024);
+    CHECK(cuda::size_class(int64_t{1} << 20, false) == int64_t{1} << 20);
+    CHECK(cuda::size_class((int64_t{1} << 20) + 1, false) == (int64_t{1} << 20) + (int64_t{1} << 17));
+    for (const int64_t bytes : {int64_t{1}, int64_t{4}, int64_t{513}, (int64_t{1} << 20) + 1}) {
+        CHECK(cuda::size_class(bytes, true) == bytes);
+    }
+}
+
+TEST_CASE("cuda allocator: RENSA_CUDA_EXACT_ALLOC is 0 or 1", "[cuda][host]") {
+    const char* before = std::getenv("RENSA_CUDA_EXACT_ALLOC");
+    const std::string saved = before != nullptr ? before : "";
+    unsetenv("RENSA_CUDA_EXACT_ALLOC");
+    CHECK_FALSE(cuda::exact_alloc_from_env());
+    setenv("RENSA_CUDA_EXACT_ALLOC", "1", 1);
+    CHECK(cuda::exact_alloc_from_env());
+    setenv("RENSA_CUDA_EXACT_ALLOC", "0", 1);
+    CHECK_FALSE(cuda::exact_alloc_from_env());
+    setenv("RENSA_CUDA_EXACT_ALLOC", "yes", 1);
+    CHECK_THROWS_WITH(cuda::exact_alloc_from_env(),
+                      Catch::Contains("RENSA_CUDA_EXACT_ALLOC must be 0 or 1, got 'yes'"));
+    if (before != nullptr) {
+        setenv("RENSA_CUDA_EXACT_ALLOC", saved.c_str(), 1);
+    } else {
+        unsetenv("RENSA_CUDA_EXACT_ALLOC");
+    }
+}
+
+}  // namespace
 }  // namespace rensa::testing
