@@ -78,12 +78,7 @@ std::shared_ptr<rensa::links::Chain> model_like(int64_t n) {
         std::replace(name.begin(), name.end(), '/', '_');
         const int64_t count = i + 1 == mlp.size() ? n - used : std::max<int64_t>(1, mlp[i].second * n / total);
         used += count;
-        const Array value = Array::empty({count}, Dtype::kFloat32);
-        value.fill(0.0f);
-        const auto& param = link->add_param(name, rensa::links::Parameter(value));
-        const Array grad = Array::empty({count}, Dtype::kFloat32);
-        grad.fill(0.0f);
-        param.set_grad(grad);
+        bench::add_zero_param(*link, name, count);
     }
     return link;
 }

@@ -1,7 +1,7 @@
 #pragma once
-// Timing helpers of the MPI benchmarks (benchmarks/distributed/bench_allreduce.cc,
+// Helpers of the MPI benchmarks (benchmarks/distributed/bench_allreduce.cc,
 // benchmarks/scaling/bench_scaling_comm.cc): the slowest rank's time of one call, medians,
-// and named sides whose calls alternate.
+// named sides whose calls alternate, and parameters with zero grads to reduce.
 
 #include <mpi.h>
 
@@ -11,7 +11,21 @@
 #include <string>
 #include <vector>
 
+#include "core/array.h"
+#include "links/chain.h"
+
 namespace bench {
+
+// Adds a float32 parameter of `n` zeros to `link`, with a grad of zeros (sums of zeros stay
+// finite however often they are reduced).
+inline void add_zero_param(rensa::links::Chain& link, const std::string& name, int64_t n) {
+    const rensa::Array value = rensa::Array::empty({n}, rensa::Dtype::kFloat32);
+    value.fill(0.0f);
+    const auto& param = link.add_param(name, rensa::links::Parameter(value));
+    const rensa::Array grad = rensa::Array::empty({n}, rensa::Dtype::kFloat32);
+    grad.fill(0.0f);
+    param.set_grad(grad);
+}
 
 // Seconds of the slowest rank for one call of `op`, all ranks starting together.
 inline double time_call(MPI_Comm comm, const std::function<void()>& op) {

@@ -54,16 +54,10 @@ Args parse_args(int argc, char** argv) {
     return args;
 }
 
-// A link with one float32 parameter of `n` elements whose grad is set (zeros: sums of zeros
-// stay finite however often they are reduced).
+// A link with one float32 parameter of `n` elements whose grad is set (zeros).
 std::shared_ptr<rensa::links::Chain> one_param_link(int64_t n) {
     auto link = std::make_shared<rensa::links::Chain>();
-    const Array value = Array::empty({n}, Dtype::kFloat32);
-    value.fill(0.0f);
-    const auto& param = link->add_param("w", rensa::links::Parameter(value));
-    const Array grad = Array::empty({n}, Dtype::kFloat32);
-    grad.fill(0.0f);
-    param.set_grad(grad);
+    bench::add_zero_param(*link, "w", n);
     return link;
 }
 
