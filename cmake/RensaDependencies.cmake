@@ -50,6 +50,9 @@ if(RENSA_WITH_MPI)
   find_package(MPI QUIET COMPONENTS C)
   if(MPI_C_FOUND)
     set(RENSA_MPI_FOUND ON)
+    # We use MPI's C API only. Open MPI's mpi.h (the GPU machine's MPI) otherwise pulls in
+    # its C++ bindings, whose symbols live in a library we do not link (libmpi_cxx).
+    set_property(TARGET MPI::MPI_C APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
     message(STATUS "MPI: found MPI ${MPI_C_VERSION} (${MPI_C_LIB_NAMES}), mpiexec ${MPIEXEC_EXECUTABLE}")
   else()
     message(STATUS "MPI: not found, distributed module off")

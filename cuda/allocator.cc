@@ -20,6 +20,9 @@ namespace rensa::cuda {
 namespace {
 
 constexpr int64_t kSmallGranule = 512;
+// One-byte atomics (scatter_add on bool, int8, uint8) compare-and-swap the aligned 32-bit
+// word holding their byte, so the last word of a block is read and written whole.
+constexpr int64_t kExactGranule = 4;
 constexpr int64_t kSmallLimit = int64_t{1} << 20;
 constexpr int64_t kMaxRequest = int64_t{1} << 60;  // beyond this no GPU has memory; avoids overflow below
 
@@ -27,9 +30,9 @@ constexpr int64_t kMaxRequest = int64_t{1} << 60;  // beyond this no GPU has mem
 
 // The class a request is served from: 512-byte granules below 1 MiB, else one of eight
 // classes per power of two (at most 1/8 larger than asked, like the native allocator);
-// exactly the bytes asked in the exact mode.
+// the bytes asked, rounded up to a 4-byte word, in the exact mode.
 int64_t size_class(int64_t bytes, bool exact) {
-    if (exact) return bytes;
+    if (exact) return (bytes + kExactGranule - 1) / kExactGranule * kExactGranule;
     if (bytes < kSmallLimit)
         return std::max(kSmallGranule, (bytes + kSmallGranule - 1) / kSmallGranule * kSmallGranule);
     const int64_t step = static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(bytes - 1)) / 8);

@@ -12,9 +12,11 @@
 // OutOfMemoryError naming the bytes requested, allocated and cached.
 //
 // RENSA_CUDA_EXACT_ALLOC=1 (for finding memory errors: scripts/gpu-check.sh, compute-sanitizer)
-// gives every request a block of exactly its bytes and caches nothing (a freed block goes back
-// to the driver after a device synchronisation), so an access past the end of an array is past
-// the end of its cudaMalloc block.
+// gives every request a block of its bytes rounded up to a 4-byte word and caches nothing (a
+// freed block goes back to the driver after a device synchronisation), so an access past the
+// end of an array is past the end of its cudaMalloc block. (The word: one-byte atomics
+// compare-and-swap the aligned 32-bit word holding their byte, as in cuda/kernels_indexing.cu;
+// compute-sanitizer saw such a read 3 bytes past a 61-byte block.)
 
 #include <cuda_runtime.h>
 
@@ -50,7 +52,8 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// The block size for a request of `bytes` (the size classes above; `bytes` itself when exact).
+// The block size for a request of `bytes` (the size classes above; `bytes` rounded up to a
+// multiple of 4 when exact).
 int64_t size_class(int64_t bytes, bool exact);
 // RENSA_CUDA_EXACT_ALLOC: unset, empty or 0: false; 1: true; anything else: ValueError.
 bool exact_alloc_from_env();

@@ -13,17 +13,6 @@
 namespace rensa::cuda {
 namespace {
 
-// Floats to int8/uint8 as the CPU converts them: truncated to a wide integer, then
-// wrapped (-1.5 -> 255 in uint8, as numpy on x86), where a direct CUDA conversion saturates.
-template <class To, class From>
-__host__ __device__ To to_small_int(From v) {
-    if constexpr (kIsFloating<From>) {
-        return static_cast<To>(static_cast<int64_t>(to_compute(v)));
-    } else {
-        return cast_value<To>(v);
-    }
-}
-
 // Writes cast_value<To>(v) for the runtime dtype `to`: one kernel per source dtype
 // instead of 81 (the switch is uniform across the grid).
 template <class From>
@@ -33,10 +22,10 @@ __host__ __device__ void store_cast(Dtype to, char* dst, From v) {
             *reinterpret_cast<bool*>(dst) = cast_value<bool>(v);
             return;
         case Dtype::kInt8:
-            *reinterpret_cast<int8_t*>(dst) = to_small_int<int8_t>(v);
+            *reinterpret_cast<int8_t*>(dst) = cast_value<int8_t>(v);
             return;
         case Dtype::kUInt8:
-            *reinterpret_cast<uint8_t*>(dst) = to_small_int<uint8_t>(v);
+            *reinterpret_cast<uint8_t*>(dst) = cast_value<uint8_t>(v);
             return;
         case Dtype::kInt32:
             *reinterpret_cast<int32_t*>(dst) = cast_value<int32_t>(v);

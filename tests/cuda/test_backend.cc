@@ -206,10 +206,12 @@ TEST_CASE("cuda: cuBLAS and cuDNN handles follow the current stream and TF32 set
     cuda::set_allow_tf32(true);
     cublasMath_t mode = CUBLAS_DEFAULT_MATH;
     REQUIRE(cublasGetMathMode(cuda::cublas_handle(0), &mode) == CUBLAS_STATUS_SUCCESS);
-    CHECK(mode == CUBLAS_TF32_TENSOR_OP_MATH);
+    // Reduced-precision reductions stay disallowed in both modes (cuda/handles.cc).
+    const auto disallow = static_cast<int>(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+    CHECK(static_cast<int>(mode) == (static_cast<int>(CUBLAS_TF32_TENSOR_OP_MATH) | disallow));
     cuda::set_allow_tf32(false);
     REQUIRE(cublasGetMathMode(cuda::cublas_handle(0), &mode) == CUBLAS_STATUS_SUCCESS);
-    CHECK(mode == CUBLAS_DEFAULT_MATH);
+    CHECK(static_cast<int>(mode) == (static_cast<int>(CUBLAS_DEFAULT_MATH) | disallow));
     cuda::set_allow_tf32(was);
 
     cudnnHandle_t dnn = cuda::cudnn_handle(0);
