@@ -17,6 +17,16 @@ Clock::duration timeout() {
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(watchdog_timeout()));
 }
 
+ncclResult_t wait_comm(ncclComm_t comm, ncclResult_t status) {
+    return wait_in_progress(
+        status, [comm](ncclResult_t* state) { return ncclCommGetAsyncError(comm, state); }, Clock::now() + timeout());
+}
+
+// Aborts `comm`. On a non-blocking communicator the abort itself may answer ncclInProgress
+// and go on in the background: the handle is dropped only after it left that state (or the
+// deadline passed), so no NCCL work outlives it half-done.
+void abort_comm(ncclComm_t comm) { (void)wait_comm(comm, ncclCommAbort(comm)); }
+
 }  // namespace
 
 NcclComm::NcclComm(CommHandle& handle, int device) : device_{device}, rank_{handle.rank()}, size_{handle.size()} {
@@ -60,16 +70,10 @@ NcclComm::~NcclComm() {
     try {
         const cuda::DeviceGuard guard{device_};
         // Flush what is queued, with the deadline; a communicator that does not finish is aborted.
-        ncclResult_t state = ncclCommFinalize(comm_);
-        const Clock::time_point deadline = Clock::now() + timeout();
-        while (state == ncclInProgress && Clock::now() < deadline) {
-            std::this_thread::sleep_for(std::chrono::microseconds(100));
-            if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) state = ncclSystemError;
-        }
-        if (state == ncclSuccess) {
+        if (wait_comm(comm_, ncclCommFinalize(comm_)) == ncclSuccess) {
             ncclCommDestroy(comm_);
         } else {
-            ncclCommAbort(comm_);
+            abort_comm(comm_);
         }
     } catch (...) {  // never throw from a destructor; the process may be exiting
     }
@@ -82,7 +86,7 @@ void NcclComm::check_usable() const {
 
 void NcclComm::fail(const std::string& collective, const std::string& reason) {
     if (comm_ != nullptr) {
-        ncclCommAbort(comm_);  // ends the kernels still waiting for peers
+        abort_comm(comm_);  // ends the kernels still waiting for peers
         comm_ = nullptr;
     }
     pending_.clear();
@@ -91,15 +95,10 @@ void NcclComm::fail(const std::string& collective, const std::string& reason) {
 }
 
 void NcclComm::settle(ncclResult_t status, const std::string& collective, const char* call_name) {
-    const Clock::time_point deadline = Clock::now() + timeout();
-    while (status == ncclInProgress) {
-        if (Clock::now() > deadline) {
-            fail(collective, rensa::detail::concat(call_name, " did not finish within ", watchdog_timeout(),
-                                                   " s (RENSA_WATCHDOG_TIMEOUT)"));
-        }
-        std::this_thread::yield();
-        const ncclResult_t query = ncclCommGetAsyncError(comm_, &status);
-        if (query != ncclSuccess) status = query;
+    status = wait_comm(comm_, status);
+    if (status == ncclInProgress) {
+        fail(collective, rensa::detail::concat(call_name, " did not finish within ", watchdog_timeout(),
+                                               " s (RENSA_WATCHDOG_TIMEOUT)"));
     }
     if (status != ncclSuccess) {
         const char* last = comm_ != nullptr ? ncclGetLastError(comm_) : nullptr;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "distributed/detail/grad_buckets.h"
+#include "distributed/detail/nccl_check.h"
 #include "links/chain.h"
 #include "tests/cuda/cuda_testing.h"
 #include "tests/distributed/distributed_testing.h"
@@ -58,6 +59,47 @@ TEST_CASE("nccl communicators: created without a GPU; native arrays go through M
         c.multi_node_mean_grad(*link);
         check_same(link->param("W").grad(), g, Device::native());
         c.barrier();
+    }
+}
+
+TEST_CASE("nccl communicators: a non-blocking call is polled until it leaves ncclInProgress", "[distributed][nccl]") {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point later = Clock::now() + std::chrono::seconds{30};
+    int queries = 0;
+    // States the communicator reports, one per query.
+    auto reports = [&queries](std::vector<ncclResult_t> states, ncclResult_t read = ncclSuccess) {
+        return [&queries, states, read](ncclResult_t* state) {
+            *state = states[static_cast<size_t>(std::min<int>(queries, static_cast<int>(states.size()) - 1))];
+            ++queries;
+            return read;
+        };
+    };
+    SECTION("a finished call is not queried") {
+        CHECK(detail::wait_in_progress(ncclSuccess, reports({ncclInProgress}), later) == ncclSuccess);
+        CHECK(queries == 0);
+        CHECK(detail::wait_in_progress(ncclInternalError, reports({ncclSuccess}), later) == ncclInternalError);
+        CHECK(queries == 0);
+    }
+    SECTION("in progress twice, then done") {
+        const auto query = reports({ncclInProgress, ncclInProgress, ncclSuccess});
+        CHECK(detail::wait_in_progress(ncclInProgress, query, later) == ncclSuccess);
+        CHECK(queries == 3);
+    }
+    SECTION("an asynchronous error ends the wait with it") {
+        CHECK(detail::wait_in_progress(ncclInProgress, reports({ncclInProgress, ncclRemoteError}), later) ==
+              ncclRemoteError);
+        CHECK(queries == 2);
+    }
+    SECTION("a failing query ends the wait with its status") {
+        CHECK(detail::wait_in_progress(ncclInProgress, reports({ncclInProgress}, ncclInvalidArgument), later) ==
+              ncclInvalidArgument);
+        CHECK(queries == 1);
+    }
+    SECTION("past the deadline it stays in progress") {
+        const Clock::time_point soon = Clock::now() + std::chrono::milliseconds{20};
+        CHECK(detail::wait_in_progress(ncclInProgress, reports({ncclInProgress}), soon) == ncclInProgress);
+        CHECK(Clock::now() >= soon);
+        CHECK(queries > 0);
     }
 }
 
