@@ -9,7 +9,11 @@
 // (record_stream) is reused only after an event recorded on each of those streams at
 // free time has completed (queried, never waited for). Out of memory: every cached block
 // is released (empty_cache) and the request retried once; a second failure throws
-// OutOfMemoryError naming the bytes requested, allocated and cached.
+// OutOfMemoryError naming the bytes requested, allocated and cached. Keying by the raw
+// cudaStream_t is sound because a handle value names one stream for the process's life:
+// default streams live until exit and cuda::Stream pools its streams instead of destroying
+// them (Note [Stream pool] in cuda/stream.h), so a new Stream with an old handle value is
+// the old stream, and reusing its cached blocks stays in stream order.
 //
 // RENSA_CUDA_EXACT_ALLOC=1 (for finding memory errors: scripts/gpu-check.sh, compute-sanitizer)
 // gives every request a block of its bytes rounded up to a 4-byte word and caches nothing (a

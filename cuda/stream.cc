@@ -3,11 +3,13 @@
 #include <array>
 #include <atomic>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/keyed_pool.h"
 
 namespace rensa::cuda {
 namespace {
@@ -37,6 +39,13 @@ std::vector<cudaStream_t>& thread_current_streams() {
     return current;
 }
 
+// The streams of destroyed cuda::Streams by (device, priority), leaked (see Note [Stream pool]).
+KeyedPool<std::pair<int, int>, cudaStream_t>& stream_pool() {
+    // Leaked deliberately (see Note [Leaked pools]).
+    static auto* pool = new KeyedPool<std::pair<int, int>, cudaStream_t>;  // NOLINT(cppcoreguidelines-owning-memory)
+    return *pool;
+}
+
 }  // namespace
 
 cudaStream_t default_stream(int device) {
@@ -59,20 +68,20 @@ cudaStream_t current_stream(int device) {
     return stream != nullptr ? stream : default_stream(device);
 }
 
-Stream::Stream(int device, int priority) : device_{device} {
-    DeviceGuard guard{device_};
-    check_cuda(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority), "cudaStreamCreateWithPriority");
+Stream::Stream(int device, int priority) : device_{device}, priority_{priority} {
+    check_device_index(device);
+    stream_ = stream_pool().take({device_, priority_}, [this] {
+        DeviceGuard guard{device_};
+        cudaStream_t made = nullptr;
+        check_cuda(cudaStreamCreateWithPriority(&made, cudaStreamNonBlocking, priority_),
+                   "cudaStreamCreateWithPriority");
+        return made;
+    });
 }
 
-Stream::~Stream() {
-    // Destructors do not throw: failures (e.g. the runtime already unloaded) are ignored.
-    int previous = -1;
-    if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
-    if (previous != device_) (void)cudaSetDevice(device_);
-    (void)cudaStreamDestroy(stream_);  // queued work still completes
-    if (previous >= 0 && previous != device_) (void)cudaSetDevice(previous);
-    (void)cudaGetLastError();
-}
+// No CUDA call, so nothing can fail here, even after the runtime unloaded; queued work
+// still completes (see Note [Stream pool]).
+Stream::~Stream() { stream_pool().give_back({device_, priority_}, stream_); }
 
 void Stream::synchronize() const {
     DeviceGuard guard{device_};

@@ -9,6 +9,20 @@
 // synchronisation (see Note [Stream-ordered caching] in cuda/allocator.h). Nothing in this
 // backend synchronises a device except the calls whose contract says so (copies to the
 // host, Backend::synchronize, empty_cache).
+//
+// Note [Stream pool]: a cudaStream_t value must name one CUDA stream for the process's
+// life, because the caching allocator keys its bins by it (Note [Stream-ordered caching]
+// in cuda/allocator.h): were a destroyed stream's handle value handed out again for a new
+// stream, that stream could reuse a block cached by the old one while the old work still
+// ran on it. So cuda::Stream never destroys its stream: the destructor gives it back to a
+// pool per (device, priority) (leaked, like the default streams: see Note [Leaked pools]
+// in cuda/keyed_pool.h), and the next Stream of that key takes it (the last one given
+// back first). Blocks cached on it are reused in stream order, which is safe; events the
+// allocator records on it at free time (record_stream) are recorded on a live stream.
+// The cost: a new Stream may still run its predecessor's queued work first (its
+// synchronize() waits for that too), and the process keeps as many streams as were ever
+// alive at once. Streams made elsewhere (a user's cudaStream_t given to StreamScope) must
+// outlive the blocks allocated on them, or be followed by empty_cache() once destroyed.
 
 #include <cuda_runtime.h>
 
@@ -19,7 +33,9 @@ cudaStream_t default_stream(int device);
 // The calling thread's current stream of `device`: the innermost StreamScope's, else default_stream.
 cudaStream_t current_stream(int device);
 
-// An owned non-blocking stream on one device.
+// A non-blocking stream on one device, held for the object's life: taken from the pool of
+// (device, priority) or made (see Note [Stream pool]), given back to the pool, never
+// destroyed. Work queued on it still runs after the destructor.
 class Stream {
 public:
     explicit Stream(int device, int priority = 0);
@@ -34,6 +50,7 @@ public:
 
 private:
     int device_;
+    int priority_;
     cudaStream_t stream_ = nullptr;
 };
 

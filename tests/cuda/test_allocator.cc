@@ -1,10 +1,13 @@
 // The caching allocator of cuda:0 (Note [Stream-ordered caching] in cuda/allocator.h):
 // reuse on the same stream without synchronisation, record_stream, empty_cache, out of
-// memory, and a churn of thousands of blocks on two streams checking data and statistics.
+// memory, a churn of thousands of blocks on two streams checking data and statistics, and
+// blocks cached on a destroyed cuda::Stream (Note [Stream pool] in cuda/stream.h).
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -102,6 +105,44 @@ TEST_CASE("cuda: allocator waits for record_stream'ed work before reusing a bloc
     side.synchronize();
     auto later = allocator.allocate(3000);  // the event completed: the block is back in its bin
     CHECK(later->data() == used);
+}
+
+TEST_CASE("cuda: a block cached on a destroyed Stream is reused in stream order by the next Stream", "[cuda]") {
+    RENSA_REQUIRE_CACHING();
+    cuda::CachingAllocator& allocator = cuda::caching_allocator(0);
+    constexpr size_t kBytes = 70000;
+    cudaStream_t old_handle = nullptr;
+    void* freed = nullptr;
+    std::shared_ptr<Storage> kept;
+    {
+        cuda::Stream old_stream{0};
+        old_handle = old_stream.get();
+        block_stream(old_handle);  // work queued on it stays pending until the gate opens
+        cuda::StreamScope scope{0, old_handle};
+        kept = allocator.allocate(kBytes);
+        auto storage = allocator.allocate(kBytes);
+        freed = storage->data();
+        REQUIRE(cudaMemsetAsync(storage->data(), 1, kBytes, old_handle) == cudaSuccess);
+        REQUIRE(cudaMemsetAsync(kept->data(), 3, kBytes, old_handle) == cudaSuccess);
+    }  // `storage` goes to old_handle's bin, then the Stream is destroyed, its memsets still pending
+    cuda::Stream next{0};
+    CHECK(next.get() == old_handle);  // the same stream, from the pool (Note [Stream pool])
+    std::vector<unsigned char> reused(kBytes, 0), still_kept(kBytes, 0);
+    {
+        cuda::StreamScope scope{0, next.get()};
+        auto again = allocator.allocate(kBytes);
+        CHECK(again->data() == freed);  // the cached block, without synchronising
+        // Ordered after the pending memset to 1: on another stream it would run first and lose.
+        REQUIRE(cudaMemsetAsync(again->data(), 2, kBytes, next.get()) == cudaSuccess);
+        g_gate_open.store(true);  // before any copy to pageable memory, which waits for the stream
+        REQUIRE(cudaMemcpyAsync(reused.data(), again->data(), kBytes, cudaMemcpyDeviceToHost, next.get()) ==
+                cudaSuccess);
+        REQUIRE(cudaMemcpyAsync(still_kept.data(), kept->data(), kBytes, cudaMemcpyDeviceToHost, next.get()) ==
+                cudaSuccess);
+        next.synchronize();
+    }
+    CHECK(std::count(reused.begin(), reused.end(), 2) == static_cast<std::ptrdiff_t>(kBytes));
+    CHECK(std::count(still_kept.begin(), still_kept.end(), 3) == static_cast<std::ptrdiff_t>(kBytes));
 }
 
 TEST_CASE("cuda: allocator gives zero bytes a null block", "[cuda]") {

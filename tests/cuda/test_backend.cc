@@ -221,4 +221,34 @@ TEST_CASE("cuda: cuBLAS and cuDNN handles follow the current stream and TF32 set
     CHECK(dnn_stream == cuda::current_stream(0));
 }
 
+TEST_CASE("cuda: a destroyed Stream's stream goes to the next Stream of its device and priority", "[cuda]") {
+    RENSA_REQUIRE_CUDA();
+    cudaStream_t first = nullptr;
+    {
+        cuda::Stream a{0};
+        first = a.get();
+        REQUIRE(first != nullptr);
+        CHECK(first != cuda::default_stream(0));
+    }  // back to the pool of (cuda:0, priority 0), not destroyed (Note [Stream pool] in cuda/stream.h)
+    int least = 0, greatest = 0;
+    REQUIRE(cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess);
+    if (greatest != 0) {  // another priority is another pool
+        cuda::Stream urgent{0, greatest};
+        CHECK(urgent.get() != first);
+        int priority = 0;
+        REQUIRE(cudaStreamGetPriority(urgent.get(), &priority) == cudaSuccess);
+        CHECK(priority == greatest);
+    }
+    cuda::Stream again{0};
+    CHECK(again.get() == first);
+    cuda::Stream other{0};  // `again` holds it: another stream
+    CHECK(other.get() != first);
+    {
+        cuda::StreamScope scope{0, again.get()};  // the pooled stream still works
+        const Array x = random_array({300, 41}, Dtype::kFloat32, 12);
+        check_same_values(x.to_device(cuda0()).to_device(Device::native()), x);
+    }
+    again.synchronize();
+}
+
 }  // namespace rensa::testing
