@@ -1,12 +1,11 @@
 #include "cuda/handles.h"
 
-#include <array>
 #include <atomic>
-#include <mutex>
 
 #include "core/error.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/keyed_pool.h"
 #include "cuda/stream.h"
 
 namespace rensa::cuda {
@@ -16,41 +15,35 @@ constexpr int kMaxDevices = 64;
 
 std::atomic<bool> g_allow_tf32{false};
 
-// The handles are never destroyed: cublasDestroy/cudnnDestroy at static-destruction time,
-// after the CUDA runtime has unloaded, crash; the driver reclaims them at exit. Hence the
-// leaked table.
-struct Handles {
-    std::mutex mutex;
-    std::array<cublasHandle_t, kMaxDevices> cublas{};
-    std::array<cudnnHandle_t, kMaxDevices> cudnn{};
-};
-
-Handles& handles() {
-    static auto* table = new Handles;  // leaked deliberately, see above
-    return *table;
-}
-
 void check_device_index(int device) {
     RENSA_CHECK(device >= 0 && device < kMaxDevices, DeviceError, "cuda:", device, ": device index out of range");
+}
+
+// The handles of exited threads, per device (see Note [Per-thread handles]).
+template <class Handle>
+KeyedPool<int, Handle>& free_handles() {
+    // Leaked deliberately (see Note [Leaked pools]).
+    static auto* pool = new KeyedPool<int, Handle>;  // NOLINT(cppcoreguidelines-owning-memory)
+    return *pool;
+}
+
+// The calling thread's handles; given back to free_handles() at the thread's exit.
+template <class Handle>
+ThreadSlots<Handle, kMaxDevices>& thread_handles() {
+    thread_local ThreadSlots<Handle, kMaxDevices> slots{free_handles<Handle>()};
+    return slots;
 }
 
 }  // namespace
 
 cublasHandle_t cublas_handle(int device) {
     check_device_index(device);
-    Handles& table = handles();
-    cublasHandle_t handle = nullptr;
-    {
-        std::lock_guard lock{table.mutex};
-        cublasHandle_t& slot = table.cublas[static_cast<size_t>(device)];
-        if (slot == nullptr) {
-            DeviceGuard guard{device};
-            cublasHandle_t made = nullptr;
-            check_cublas(cublasCreate(&made), "cublasCreate");
-            slot = made;
-        }
-        handle = slot;
-    }
+    const cublasHandle_t handle = thread_handles<cublasHandle_t>().get(device, [device] {
+        DeviceGuard guard{device};
+        cublasHandle_t made = nullptr;
+        check_cublas(cublasCreate(&made), "cublasCreate");
+        return made;
+    });
     // Bound on each fetch to the caller's current stream and TF32 setting. (cublasSetStream
     // also resets the handle to cuBLAS's own workspace for that stream.)
     check_cublas(cublasSetStream(handle, current_stream(device)), "cublasSetStream");
@@ -64,19 +57,12 @@ cublasHandle_t cublas_handle(int device) {
 
 cudnnHandle_t cudnn_handle(int device) {
     check_device_index(device);
-    Handles& table = handles();
-    cudnnHandle_t handle = nullptr;
-    {
-        std::lock_guard lock{table.mutex};
-        cudnnHandle_t& slot = table.cudnn[static_cast<size_t>(device)];
-        if (slot == nullptr) {
-            DeviceGuard guard{device};
-            cudnnHandle_t made = nullptr;
-            check_cudnn(cudnnCreate(&made), "cudnnCreate");
-            slot = made;
-        }
-        handle = slot;
-    }
+    const cudnnHandle_t handle = thread_handles<cudnnHandle_t>().get(device, [device] {
+        DeviceGuard guard{device};
+        cudnnHandle_t made = nullptr;
+        check_cudnn(cudnnCreate(&made), "cudnnCreate");
+        return made;
+    });
     check_cudnn(cudnnSetStream(handle, current_stream(device)), "cudnnSetStream");
     return handle;
 }

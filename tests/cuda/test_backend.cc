@@ -3,6 +3,8 @@
 // without a GPU too (they check what happens there); the [cuda] ones need cuda:0.
 #include <cuda_runtime.h>
 #include <catch2/catch.hpp>
+#include <latch>
+#include <thread>
 
 #include "core/array.h"
 #include "core/backend.h"
@@ -249,6 +251,67 @@ TEST_CASE("cuda: a destroyed Stream's stream goes to the next Stream of its devi
         check_same_values(x.to_device(cuda0()).to_device(Device::native()), x);
     }
     again.synchronize();
+}
+
+namespace {
+
+// The handles one thread saw (any failure recorded: Catch2's assertions stay on the main thread).
+struct SeenHandles {
+    cublasHandle_t blas = nullptr;
+    cudnnHandle_t dnn = nullptr;
+    cudaStream_t blas_stream = nullptr;
+    bool failed = false;
+};
+
+void see_handles(SeenHandles& seen) {
+    try {
+        seen.blas = cuda::cublas_handle(0);
+        seen.dnn = cuda::cudnn_handle(0);
+        seen.failed = cublasGetStream(seen.blas, &seen.blas_stream) != CUBLAS_STATUS_SUCCESS;
+    } catch (...) {
+        seen.failed = true;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("cuda: each thread has its own cuBLAS and cuDNN handles, reused by later threads", "[cuda]") {
+    RENSA_REQUIRE_CUDA();
+    SeenHandles main_thread, a, b;
+    see_handles(main_thread);
+    std::latch both_have{2};  // a and b are alive together
+    std::thread ta{[&] {
+        see_handles(a);
+        both_have.arrive_and_wait();
+    }};
+    std::thread tb{[&] {
+        see_handles(b);
+        both_have.arrive_and_wait();
+    }};
+    ta.join();
+    tb.join();
+    REQUIRE_FALSE(main_thread.failed);
+    REQUIRE_FALSE(a.failed);
+    REQUIRE_FALSE(b.failed);
+    CHECK(a.blas != b.blas);
+    CHECK(a.dnn != b.dnn);
+    CHECK(a.blas != main_thread.blas);
+    CHECK(b.blas != main_thread.blas);
+    CHECK(a.dnn != main_thread.dnn);
+    CHECK(b.dnn != main_thread.dnn);
+    CHECK(a.blas_stream == cuda::default_stream(0));  // bound to that thread's current stream
+    // A thread started after others ended takes the handles given back last (Note [Per-thread handles]).
+    SeenHandles c, d;
+    std::thread{[&] { see_handles(c); }}.join();
+    std::thread{[&] { see_handles(d); }}.join();
+    REQUIRE_FALSE(c.failed);
+    REQUIRE_FALSE(d.failed);
+    CHECK((c.blas == a.blas || c.blas == b.blas));
+    CHECK((c.dnn == a.dnn || c.dnn == b.dnn));
+    CHECK(d.blas == c.blas);
+    CHECK(d.dnn == c.dnn);
+    CHECK(cuda::cublas_handle(0) == main_thread.blas);  // the main thread keeps its own
+    CHECK(cuda::cudnn_handle(0) == main_thread.dnn);
 }
 
 }  // namespace rensa::testing
