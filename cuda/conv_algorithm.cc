@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <map>
+#include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "cuda/allocator.h"
@@ -59,31 +60,28 @@ std::optional<size_t> workspace_size(const ConvProblem& p, int algo) {
     return bytes;
 }
 
-// The first usable candidate of a perf list (see Note [cuDNN algorithm choice]).
+// The usable candidates of a perf list, in its order (see Note [cuDNN algorithm choice]).
 template <class Perf>
-std::optional<ConvAlgorithm> first_fitting(const ConvProblem& p, const std::vector<Perf>& perfs, int count,
-                                           size_t limit) {
+std::vector<ConvAlgorithm> fitting(const ConvProblem& p, const std::vector<Perf>& perfs, int count, size_t limit) {
+    std::vector<ConvAlgorithm> out;
     for (int i = 0; i < count; ++i) {
         const Perf& perf = perfs[static_cast<size_t>(i)];
         if (perf.status != CUDNN_STATUS_SUCCESS) continue;
         const cudnnMathType_t math = p.math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : perf.mathType;
         p.conv->set_math_type(math);
         const std::optional<size_t> bytes = workspace_size(p, static_cast<int>(perf.algo));
-        if (bytes && *bytes <= limit) {
-            p.conv->set_math_type(p.math);
-            return ConvAlgorithm{static_cast<int>(perf.algo), math, *bytes};
-        }
+        if (bytes && *bytes <= limit) out.push_back(ConvAlgorithm{static_cast<int>(perf.algo), math, *bytes});
     }
     p.conv->set_math_type(p.math);
-    return std::nullopt;
+    return out;
 }
 
 // Runs `search(perfs, max_count, &returned, workspace, workspace_bytes, find)` (the cuDNN
-// call named get_call, or find_call in benchmark mode) and picks; nothing when cuDNN does
-// not support the problem at all or rejects its descriptors.
+// call named get_call, or find_call in benchmark mode) and lists the candidates; none when
+// cuDNN does not support the problem at all or rejects its descriptors.
 template <class Perf, class Search>
-std::optional<ConvAlgorithm> search_algorithms(const ConvProblem& p, int max_count, const char* get_call,
-                                               const char* find_call, Search&& search) {
+std::vector<ConvAlgorithm> search_algorithms(const ConvProblem& p, int max_count, const char* get_call,
+                                             const char* find_call, Search&& search) {
     std::vector<Perf> perfs(static_cast<size_t>(std::max(max_count, 1)));
     int returned = 0;
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
@@ -97,13 +95,13 @@ std::optional<ConvAlgorithm> search_algorithms(const ConvProblem& p, int max_cou
     }
     // A problem cuDNN cannot describe (BAD_PARAM) has no algorithm either: the direct kernels run it.
     const int category = CUDNN_STATUS_CATEGORY(status);
-    if (category == CUDNN_STATUS_NOT_SUPPORTED || category == CUDNN_STATUS_BAD_PARAM) return std::nullopt;
+    if (category == CUDNN_STATUS_NOT_SUPPORTED || category == CUDNN_STATUS_BAD_PARAM) return {};
     check_cudnn(status, benchmark_mode() ? find_call : get_call);
-    return first_fitting(p, perfs, std::min(returned, max_count), limit);
+    return fitting(p, perfs, std::min(returned, max_count), limit);
 }
 
 // Each direction: its perf list type and its two searches (heuristics, or run them all).
-std::optional<ConvAlgorithm> choose_forward(const ConvProblem& p) {
+std::vector<ConvAlgorithm> choose_forward(const ConvProblem& p) {
     int max_count = 0;
     check_cudnn(cudnnGetConvolutionForwardAlgorithmMaxCount(p.handle, &max_count),
                 "cudnnGetConvolutionForwardAlgorithmMaxCount");
@@ -120,7 +118,7 @@ std::optional<ConvAlgorithm> choose_forward(const ConvProblem& p) {
         });
 }
 
-std::optional<ConvAlgorithm> choose_backward_data(const ConvProblem& p) {
+std::vector<ConvAlgorithm> choose_backward_data(const ConvProblem& p) {
     int max_count = 0;
     check_cudnn(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(p.handle, &max_count),
                 "cudnnGetConvolutionBackwardDataAlgorithmMaxCount");
@@ -137,7 +135,7 @@ std::optional<ConvAlgorithm> choose_backward_data(const ConvProblem& p) {
         });
 }
 
-std::optional<ConvAlgorithm> choose_backward_filter(const ConvProblem& p) {
+std::vector<ConvAlgorithm> choose_backward_filter(const ConvProblem& p) {
     int max_count = 0;
     check_cudnn(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(p.handle, &max_count),
                 "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount");
@@ -154,7 +152,7 @@ std::optional<ConvAlgorithm> choose_backward_filter(const ConvProblem& p) {
         });
 }
 
-std::optional<ConvAlgorithm> choose(const ConvProblem& p) {
+std::vector<ConvAlgorithm> choose(const ConvProblem& p) {
     switch (p.direction) {
         case ConvDirection::kForward:
             return choose_forward(p);
@@ -163,36 +161,27 @@ std::optional<ConvAlgorithm> choose(const ConvProblem& p) {
         case ConvDirection::kBackwardFilter:
             return choose_backward_filter(p);
     }
-    return std::nullopt;
+    return {};
 }
 
-struct AlgorithmCache {
-    std::mutex mutex;
-    std::map<std::vector<int64_t>, std::optional<ConvAlgorithm>> map;  // nullopt: cuDNN has none
-};
-
-AlgorithmCache& algorithm_cache() {
-    static AlgorithmCache cache;
+ConvPlanCache& plan_cache() {
+    static ConvPlanCache cache;  // holds no CUDA object: destroyed at exit like any map
     return cache;
 }
 
 }  // namespace
 
-std::optional<ConvAlgorithm> conv_algorithm(const ConvProblem& problem) {
-    std::vector<int64_t> key{static_cast<int64_t>(problem.direction), problem.device,
-                             static_cast<int64_t>(problem.math)};
+bool run_cudnn_convolution(const ConvProblem& problem, const std::function<ConvRun(const ConvAlgorithm&)>& try_run) {
+    RENSA_ASSERT(problem.shapes != nullptr);
+    ConvPlanCache::Key key{static_cast<int64_t>(problem.direction), problem.device, static_cast<int64_t>(problem.math),
+                           common_alignment({problem.x_data, problem.w_data, problem.y_data})};
     key.insert(key.end(), problem.key.begin(), problem.key.end());
-    AlgorithmCache& cache = algorithm_cache();
-    {
-        const std::lock_guard<std::mutex> lock{cache.mutex};
-        const auto it = cache.map.find(key);
-        if (it != cache.map.end()) return it->second;
-    }
-    // Chosen outside the lock (benchmark mode runs kernels); a racing thread's equal
-    // choice is simply dropped.
-    const std::optional<ConvAlgorithm> chosen = choose(problem);
-    const std::lock_guard<std::mutex> lock{cache.mutex};
-    return cache.map.emplace(std::move(key), chosen).first->second;
+    return plan_cache().run(
+        key, [&] { return choose(problem); }, try_run,
+        [&] {
+            const std::string line = conv_fallback_message(problem.direction, problem.device, *problem.shapes);
+            std::cerr << line + "\n" << std::flush;  // one write: lines of threads do not interleave
+        });
 }
 
 }  // namespace rensa::cuda

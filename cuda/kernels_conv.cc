@@ -3,15 +3,16 @@
 // made contiguous first (filters must be packed; packed tensors also keep every cuDNN
 // algorithm available); 1-d problems run as 2-d ones with a height of 1. Half types
 // compute in float32 on tensor cores; float32 uses TF32 only when cuda::allow_tf32().
-// Algorithms: see Note [cuDNN algorithm choice] in cuda/conv_algorithm.h. Problems cuDNN
-// has no algorithm for run the direct kernels of cuda/conv_direct.h.
+// Algorithms: see Note [cuDNN algorithm choice] in cuda/conv_algorithm.h. Problems no cuDNN
+// algorithm runs go to the direct kernels of cuda/conv_direct.h, once reported (Note
+// [Convolution fallback] in cuda/conv_plan.h).
 
 #include <cudnn.h>
 
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "core/error.h"
@@ -20,6 +21,7 @@
 #include "cuda/conv_algorithm.h"
 #include "cuda/conv_descriptors.h"
 #include "cuda/conv_direct.h"
+#include "cuda/conv_plan.h"
 #include "cuda/conv_shape.h"
 #include "cuda/cuda_kernels.h"
 #include "cuda/device_guard.h"
@@ -74,23 +76,22 @@ cudnnMathType_t math_type(Dtype dtype) {
 
 // The descriptors of one problem, shapes in forward roles: x (n, c_in, *in), w, y.
 struct ConvSetup {
-    ConvSetup(Dtype dtype, const Shape& x_shape, const Shape& w_shape, const Shape& y_shape, const Shape& stride,
-              const Shape& pad, const Shape& dilate, int64_t groups)
-        : data{cudnn_data_type(dtype)},
-          math{math_type(dtype)},
-          x_dims{cudnn_dims(x_shape)},
-          w_dims{cudnn_dims(w_shape)},
-          y_dims{cudnn_dims(y_shape)},
-          pads{cudnn_params(pad, 0, "pad")},
-          strides{cudnn_params(stride, 1, "stride")},
-          dilations{cudnn_params(dilate, 1, "dilate")},
+    explicit ConvSetup(const ConvShapes& p)
+        : data{cudnn_data_type(p.dtype)},
+          math{math_type(p.dtype)},
+          x_dims{cudnn_dims(p.x)},
+          w_dims{cudnn_dims(p.w)},
+          y_dims{cudnn_dims(p.y)},
+          pads{cudnn_params(p.pad, 0, "pad")},
+          strides{cudnn_params(p.stride, 1, "stride")},
+          dilations{cudnn_params(p.dilate, 1, "dilate")},
           x{data, x_dims},
           w{data, w_dims},
           conv{pads,
                strides,
                dilations,
-               to_int(groups, "groups"),
-               dtype == Dtype::kFloat64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
+               to_int(p.groups, "groups"),
+               p.dtype == Dtype::kFloat64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
                math},
           y{data, y_dims} {}
 
@@ -122,24 +123,40 @@ struct OneZero {
     double one_d = 1.0, zero_d = 0.0;
 };
 
-// Chooses (or finds in the cache) the algorithm and sets the math type it runs with;
-// nothing when cuDNN has none (the direct kernels of cuda/conv_direct.h run then).
-std::optional<ConvAlgorithm> prepare(ConvDirection direction, int device, cudnnHandle_t handle, const ConvSetup& s,
-                                     void* x, void* w, void* y) {
-    const std::optional<ConvAlgorithm> algo = conv_algorithm({.direction = direction,
-                                                              .device = device,
-                                                              .handle = handle,
-                                                              .x = &s.x,
-                                                              .w = &s.w,
-                                                              .conv = &s.conv,
-                                                              .y = &s.y,
-                                                              .x_data = x,
-                                                              .w_data = w,
-                                                              .y_data = y,
-                                                              .math = s.math,
-                                                              .key = s.key()});
-    if (algo) s.conv.set_math_type(algo->math);
-    return algo;
+// One cuDNN call of a direction: runs `algo` on the descriptors of `s` with `workspace`
+// (of algo.workspace_bytes bytes); alpha = 1 and beta = 0 (the output is overwritten).
+using CudnnCall = std::function<cudnnStatus_t(cudnnHandle_t handle, const ConvSetup& s, const OneZero& scale,
+                                              const ConvAlgorithm& algo, void* workspace)>;
+
+// Runs a problem through cuDNN with the candidates of Note [Convolution fallback]; false
+// (nothing run) when none runs: the direct kernels of cuda/conv_direct.h run it then.
+bool run_cudnn(ConvDirection direction, int device, const ConvShapes& shapes, void* x, void* w, void* y,
+               const CudnnCall& call, const char* call_name) {
+    const ConvSetup s{shapes};
+    const OneZero scale{shapes.dtype};
+    const cudnnHandle_t handle = cudnn_handle(device);
+    const ConvProblem problem{.direction = direction,
+                              .device = device,
+                              .handle = handle,
+                              .x = &s.x,
+                              .w = &s.w,
+                              .conv = &s.conv,
+                              .y = &s.y,
+                              .x_data = x,
+                              .w_data = w,
+                              .y_data = y,
+                              .math = s.math,
+                              .key = s.key(),
+                              .shapes = &shapes};
+    return run_cudnn_convolution(problem, [&](const ConvAlgorithm& algo) {
+        s.conv.set_math_type(algo.math);
+        const std::shared_ptr<Storage> workspace =
+            caching_allocator(device).allocate(static_cast<int64_t>(algo.workspace_bytes));
+        const cudnnStatus_t status = call(handle, s, scale, algo, workspace->data());
+        if (cudnn_cannot_run(status)) return ConvRun::kCannotRun;  // nothing was queued
+        check_cudnn(status, call_name);
+        return ConvRun::kRan;
+    });
 }
 
 // `out` itself when contiguous, else a contiguous temporary to copy back with finish().
@@ -151,34 +168,23 @@ void finish(const Array& buffer, const Array& out) {
     if (buffer.storage() != out.storage()) out.assign(buffer);
 }
 
-// Whether a cuDNN run went through: NOT_SUPPORTED at run time (nothing queued) sends the
-// problem to the direct kernels like a missing algorithm; other failures throw.
-bool ran(cudnnStatus_t status, const char* call) {
-    if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) return false;
-    check_cudnn(status, call);
-    return true;
-}
-
-// Each direction on contiguous operands through cuDNN; false (nothing run) when cuDNN
-// has no algorithm, the output size is not cuDNN's (cover_all, a deconvolution's outsize:
-// cuda/conv_shape.h) or the direct kernels are forced (see cuda/conv_direct.h).
+// Each direction on contiguous operands through cuDNN; false (nothing run) when no cuDNN
+// algorithm runs it, the output size is not cuDNN's (cover_all, a deconvolution's outsize:
+// cuda/conv_shape.h) or the direct kernels are forced (see cuda/conv_direct.h). Only the
+// first of these routes is unexpected, and logged (see Note [Convolution fallback]).
 bool cudnn_forward(int device, const ConvolutionArgs& c) {
     if (force_direct_convolution() ||
         !cudnn_output_size_matches(c.x.shape(), c.w.shape(), c.y.shape(), c.stride, c.pad, c.dilate)) {
         return false;
     }
-    const ConvSetup s{c.y.dtype(), c.x.shape(), c.w.shape(), c.y.shape(), c.stride, c.pad, c.dilate, c.groups};
-    const cudnnHandle_t handle = cudnn_handle(device);
-    const std::optional<ConvAlgorithm> algo =
-        prepare(ConvDirection::kForward, device, handle, s, c.x.raw_data(), c.w.raw_data(), c.y.raw_data());
-    if (!algo) return false;
-    const std::shared_ptr<Storage> workspace =
-        caching_allocator(device).allocate(static_cast<int64_t>(algo->workspace_bytes));
-    const OneZero scale{c.y.dtype()};
-    return ran(
-        cudnnConvolutionForward(handle, scale.one(), s.x.get(), c.x.raw_data(), s.w.get(), c.w.raw_data(), s.conv.get(),
-                                static_cast<cudnnConvolutionFwdAlgo_t>(algo->algo), workspace->data(),
-                                algo->workspace_bytes, scale.zero(), s.y.get(), c.y.raw_data()),
+    const ConvShapes shapes{c.y.dtype(), c.x.shape(), c.w.shape(), c.y.shape(), c.stride, c.pad, c.dilate, c.groups};
+    return run_cudnn(
+        ConvDirection::kForward, device, shapes, c.x.raw_data(), c.w.raw_data(), c.y.raw_data(),
+        [&](cudnnHandle_t handle, const ConvSetup& s, const OneZero& scale, const ConvAlgorithm& algo, void* ws) {
+            return cudnnConvolutionForward(handle, scale.one(), s.x.get(), c.x.raw_data(), s.w.get(), c.w.raw_data(),
+                                           s.conv.get(), static_cast<cudnnConvolutionFwdAlgo_t>(algo.algo), ws,
+                                           algo.workspace_bytes, scale.zero(), s.y.get(), c.y.raw_data());
+        },
         "cudnnConvolutionForward");
 }
 
@@ -187,20 +193,17 @@ bool cudnn_backward_data(int device, const ConvolutionBackwardDataArgs& c) {
         !cudnn_output_size_matches(c.gx.shape(), c.w.shape(), c.gy.shape(), c.stride, c.pad, c.dilate)) {
         return false;
     }
-    const ConvSetup s{c.gx.dtype(), c.gx.shape(), c.w.shape(), c.gy.shape(), c.stride, c.pad, c.dilate, c.groups};
-    const cudnnHandle_t handle = cudnn_handle(device);
-    const std::optional<ConvAlgorithm> algo =
-        prepare(ConvDirection::kBackwardData, device, handle, s, c.gx.raw_data(), c.w.raw_data(), c.gy.raw_data());
-    if (!algo) return false;
-    const std::shared_ptr<Storage> workspace =
-        caching_allocator(device).allocate(static_cast<int64_t>(algo->workspace_bytes));
-    const OneZero scale{c.gx.dtype()};
+    const ConvShapes shapes{c.gx.dtype(), c.gx.shape(), c.w.shape(), c.gy.shape(), c.stride, c.pad, c.dilate, c.groups};
     // beta = 0: gx is overwritten (the contract), never accumulated into.
-    return ran(cudnnConvolutionBackwardData(handle, scale.one(), s.w.get(), c.w.raw_data(), s.y.get(), c.gy.raw_data(),
-                                            s.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(algo->algo),
-                                            workspace->data(), algo->workspace_bytes, scale.zero(), s.x.get(),
-                                            c.gx.raw_data()),
-               "cudnnConvolutionBackwardData");
+    return run_cudnn(
+        ConvDirection::kBackwardData, device, shapes, c.gx.raw_data(), c.w.raw_data(), c.gy.raw_data(),
+        [&](cudnnHandle_t handle, const ConvSetup& s, const OneZero& scale, const ConvAlgorithm& algo, void* ws) {
+            return cudnnConvolutionBackwardData(handle, scale.one(), s.w.get(), c.w.raw_data(), s.y.get(),
+                                                c.gy.raw_data(), s.conv.get(),
+                                                static_cast<cudnnConvolutionBwdDataAlgo_t>(algo.algo), ws,
+                                                algo.workspace_bytes, scale.zero(), s.x.get(), c.gx.raw_data());
+        },
+        "cudnnConvolutionBackwardData");
 }
 
 bool cudnn_backward_filter(int device, const ConvolutionBackwardFilterArgs& c) {
@@ -208,19 +211,16 @@ bool cudnn_backward_filter(int device, const ConvolutionBackwardFilterArgs& c) {
         !cudnn_output_size_matches(c.x.shape(), c.gw.shape(), c.gy.shape(), c.stride, c.pad, c.dilate)) {
         return false;
     }
-    const ConvSetup s{c.gw.dtype(), c.x.shape(), c.gw.shape(), c.gy.shape(), c.stride, c.pad, c.dilate, c.groups};
-    const cudnnHandle_t handle = cudnn_handle(device);
-    const std::optional<ConvAlgorithm> algo =
-        prepare(ConvDirection::kBackwardFilter, device, handle, s, c.x.raw_data(), c.gw.raw_data(), c.gy.raw_data());
-    if (!algo) return false;
-    const std::shared_ptr<Storage> workspace =
-        caching_allocator(device).allocate(static_cast<int64_t>(algo->workspace_bytes));
-    const OneZero scale{c.gw.dtype()};
-    return ran(cudnnConvolutionBackwardFilter(
-                   handle, scale.one(), s.x.get(), c.x.raw_data(), s.y.get(), c.gy.raw_data(), s.conv.get(),
-                   static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo->algo), workspace->data(), algo->workspace_bytes,
-                   scale.zero(), s.w.get(), c.gw.raw_data()),
-               "cudnnConvolutionBackwardFilter");
+    const ConvShapes shapes{c.gw.dtype(), c.x.shape(), c.gw.shape(), c.gy.shape(), c.stride, c.pad, c.dilate, c.groups};
+    return run_cudnn(
+        ConvDirection::kBackwardFilter, device, shapes, c.x.raw_data(), c.gw.raw_data(), c.gy.raw_data(),
+        [&](cudnnHandle_t handle, const ConvSetup& s, const OneZero& scale, const ConvAlgorithm& algo, void* ws) {
+            return cudnnConvolutionBackwardFilter(handle, scale.one(), s.x.get(), c.x.raw_data(), s.y.get(),
+                                                  c.gy.raw_data(), s.conv.get(),
+                                                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo.algo), ws,
+                                                  algo.workspace_bytes, scale.zero(), s.w.get(), c.gw.raw_data());
+        },
+        "cudnnConvolutionBackwardFilter");
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 // bias, every float dtype, contiguous and non-contiguous operands, cover_all.
 
 #include <catch2/catch.hpp>
+#include <iostream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/ops/convolution.h"
@@ -127,6 +130,46 @@ TEST_CASE("cuda: convolution through the algorithm cache gives the same results 
             },
             {x, w}, Layout::kContiguous, product_tolerance(Dtype::kFloat32));
     }
+}
+
+// Collects what is written to std::cerr for the scope's life.
+class CerrCapture {
+public:
+    CerrCapture() : previous_{std::cerr.rdbuf(captured_.rdbuf())} {}
+    ~CerrCapture() { std::cerr.rdbuf(previous_); }
+    CerrCapture(const CerrCapture&) = delete;
+    CerrCapture& operator=(const CerrCapture&) = delete;
+    std::string text() const { return captured_.str(); }
+
+private:
+    std::ostringstream captured_;
+    std::streambuf* previous_;
+};
+
+// Forward, data gradient and filter gradient of `c` in float32 on cuda:0.
+void run_all_directions(const ConvCase& c) {
+    const Array x = to_cuda(random_array(c.x, Dtype::kFloat32, 14)),
+                w = to_cuda(random_array(c.w, Dtype::kFloat32, 15));
+    const Array gy = to_cuda(random_array(output_shape(c), Dtype::kFloat32, 16));
+    (void)ops::convolution(x, w, Array(), c.params).to_device(Device::native());
+    (void)ops::convolution_backward_data(gy, w, spatial(c.x), c.params).to_device(Device::native());
+    (void)ops::convolution_backward_filter(x, gy, spatial(c.w), c.params).to_device(Device::native());
+}
+
+TEST_CASE("cuda: cuDNN problems, cover_all and forced direct kernels print no fallback line", "[cuda]") {
+    RENSA_REQUIRE_CUDA();
+    // Shapes no other test uses, so no earlier call has reported them (one line per problem).
+    const ConvCase plain{{2, 3, 12, 12}, {8, 3, 3, 3}, {.stride = {1, 1}, .pad = {1, 1}, .dilate = {1, 1}}};
+    const ConvCase cover_all{
+        {2, 3, 11, 12}, {8, 3, 3, 3}, {.stride = {2, 2}, .pad = {0, 0}, .dilate = {1, 1}, .cover_all = true}};
+    const CerrCapture capture;
+    run_all_directions(plain);      // float32 cuDNN has an algorithm for every direction
+    run_all_directions(cover_all);  // expected direct route (cuda/conv_shape.h)
+    {
+        const ForceDirectConvolution force;
+        run_all_directions(plain);
+    }
+    CHECK(capture.text().find("has no cuDNN algorithm") == std::string::npos);
 }
 
 }  // namespace
