@@ -90,9 +90,8 @@ format:
 clean:
 	rm -rf build build-debug build-asan build-fuzz
 
-# On a lent GPU machine (scripts/gpu-check.sh, within 8 minutes): builds with CUDA, runs every
-# [cuda] test and the functions/links harness on cuda:0, the GPU benchmarks beside PyTorch,
-# and prints a table. Needs no package registry there: carry build-gpu-deps, made here first
-# by `bash scripts/gpu-check.sh --prepare-deps`.
+# On a lent GPU machine (scripts/gpu-check.sh; README, "GPUs"): runs every [cuda] test, the
+# NCCL test, the GPU benchmarks beside PyTorch, the harness on cuda:0 and memcheck, and prints
+# a table. Carry build-gpu-carry, made here first by `bash scripts/gpu-check.sh --prepare`.
 gpu-check:
 	bash scripts/gpu-check.sh
