@@ -45,7 +45,7 @@ void write_streaming(Out* out, int64_t n, Compute compute) {
 
 // Runs compute(dst, first, count) over n contiguous outputs, streaming when large and aligned.
 template <class Out, class Compute>
-void write_contiguous(Out* out, int64_t n, bool large, Compute compute) {
+void write_contiguous(Out* out, int64_t n, [[maybe_unused]] bool large, Compute compute) {
 #if defined(__AVX__)
     if (large && reinterpret_cast<uintptr_t>(out) % 32 == 0) {
         write_streaming(out, n, compute);
