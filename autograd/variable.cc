@@ -159,6 +159,7 @@ std::optional<double> Variable::loss_scale() const { return data().loss_scale; }
 void Variable::set_grad_destination(const Array& destination) const {
     if (destination.defined()) {
         check_grad_matches(array(), destination, "Variable.grad_destination: a destination");
+        check_writeable(destination, "Variable.grad_destination");
         RENSA_CHECK(destination.device() == array().device(), DeviceError,
                     "Variable.grad_destination: a destination on ", destination.device(), " for a variable on ",
                     array().device());

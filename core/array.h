@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -57,6 +58,8 @@ public:
     // Address of element (0, ..., 0) in device memory.
     void* raw_data() const;
     bool is_contiguous() const;  // row-major with no gaps
+    // False when the memory is read-only (see Note [Read-only memory] in core/storage.h).
+    bool writeable() const { return storage_ == nullptr || !storage_->read_only(); }
 
     // --- Views (share storage) ---
     // numpy reshape: a view when the strides allow it, else a contiguous copy. One -1 is inferred.
@@ -105,6 +108,10 @@ private:
 };
 
 std::ostream& operator<<(std::ostream& os, const Array& a);
+
+// Throws ValueError "<operation>: assignment destination is read-only ..." when `a`'s memory
+// is read-only (see Note [Read-only memory] in core/storage.h).
+void check_writeable(const Array& a, std::string_view operation);
 
 // The dtype that stores T: float -> float32, int -> int32, Half -> float16, ...
 template <class T>

@@ -13,6 +13,12 @@ Kernels& kernels_of(const Array& a) { return global_context().kernels(a.device()
 
 }  // namespace
 
+void check_writeable(const Array& a, std::string_view operation) {
+    RENSA_CHECK(a.writeable(), ValueError, operation, ": assignment destination is read-only (an array of shape ",
+                a.shape(), " and dtype ", dtype_name(a.dtype()),
+                " over read-only memory, such as a numpy array with writeable=False; copy it to write)");
+}
+
 Array Array::copy() const { return astype(dtype_, true); }
 
 Array Array::as_contiguous() const { return is_contiguous() ? *this : copy(); }
@@ -25,10 +31,12 @@ Array Array::astype(Dtype dtype, bool copy) const {
 }
 
 void Array::fill(Scalar value) const {
+    check_writeable(*this, "fill");
     if (size_ > 0) kernels_of(*this).fill(*this, value);
 }
 
 void Array::assign(const Array& src) const {
+    check_writeable(*this, "assign");
     RENSA_CHECK(src.device() == device(), DeviceError, "assign: source on ", src.device(), " but destination on ",
                 device(), "; move it with to_device first");
     Array from = src.broadcast_to(shape_);

@@ -1,6 +1,15 @@
 #pragma once
 // Storage: one block of device memory shared by every Array that views it.
 // It returns its memory to the allocator that made it when the last Array goes.
+//
+// Note [Read-only memory]: a storage over memory nobody may write (a numpy array with
+// writeable=False: np.frombuffer of bytes, a read-only memory map, np.broadcast_to) is
+// read-only, and so is every Array viewing it. Every write into an existing array goes
+// through check_writeable (core/array.h): Array::fill and assign, the in-place ops,
+// scatter_add's target, optimizer updates, gradient destinations, NPZ loading and the
+// in-place collectives raise ValueError naming the operation instead of writing (numpy's
+// "assignment destination is read-only"). The numpy views rensa hands out of such memory are
+// read-only too.
 
 #include <cstdint>
 #include <functional>
@@ -13,8 +22,8 @@ namespace rensa {
 class Storage {
 public:
     using Deleter = std::function<void(void*)>;
-    Storage(void* data, int64_t bytes, Device device, Deleter deleter)
-        : data_{data}, bytes_{bytes}, device_{device}, deleter_{std::move(deleter)} {}
+    Storage(void* data, int64_t bytes, Device device, Deleter deleter, bool read_only = false)
+        : data_{data}, bytes_{bytes}, device_{device}, deleter_{std::move(deleter)}, read_only_{read_only} {}
     ~Storage() {
         if (deleter_) deleter_(data_);
     }
@@ -24,12 +33,15 @@ public:
     void* data() const { return data_; }
     int64_t bytes() const { return bytes_; }
     Device device() const { return device_; }
+    // See Note [Read-only memory].
+    bool read_only() const { return read_only_; }
 
 private:
     void* data_;
     int64_t bytes_;
     Device device_;
     Deleter deleter_;
+    bool read_only_;
 };
 
 // Statistics every allocator reports.

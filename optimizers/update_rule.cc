@@ -87,6 +87,8 @@ void UpdateRule::remove_hook(const std::string& name) {
 
 void UpdateRule::update(const links::Parameter& param) {
     if (!enabled || !param.is_initialized() || !param.grad().defined()) return;
+    // Before anything changes (t, the state): see Note [Read-only memory] in core/storage.h.
+    check_writeable(param.array(), detail::concat("update of parameter '", param.name(), "'"));
     NoBackpropMode no_graph;
     ++t;
     const Array& array = param.array();

@@ -59,6 +59,7 @@ void Serializer::operator()(std::string_view key, const Array& value) const {
     RENSA_CHECK(value.defined(), ValueError, "serializer: array '", full,
                 "' is undefined; pass an assign callback for values that may be uninitialised");
     if (!is_loading()) return backend_->save(full, value);
+    check_writeable(value, detail::concat("load of '", full, "'"));  // before any assignment
     const std::optional<Array> stored = backend_->load(full, value.dtype(), value.shape());
     if (!stored || !stored->defined()) return;  // absent (non-strict) or None: Chainer leaves the value
     const Array src = stored->to_device(value.device());

@@ -196,6 +196,7 @@ Array clip(const Array& x, Scalar lo, Scalar hi) {
 
 void add_inplace(const Array& out, const Array& b) {
     check_operands("add_inplace", out, b);
+    check_writeable(out, "add_inplace");
     if (out.size() == 0) return;
     Array rhs = b.astype(out.dtype(), false).broadcast_to(out.shape());
     if (rhs.storage() == out.storage() && !(rhs.strides() == out.strides() && rhs.offset() == out.offset())) {
@@ -206,6 +207,7 @@ void add_inplace(const Array& out, const Array& b) {
 
 void multiply_inplace(const Array& out, Scalar b) {
     RENSA_CHECK(out.defined(), ValueError, "multiply_inplace: the array is undefined");
+    check_writeable(out, "multiply_inplace");
     if (out.size() > 0) kernels_of(out).binary_scalar(BinaryOp::kMultiply, out, b, false, out);
 }
 

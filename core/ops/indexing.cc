@@ -67,6 +67,7 @@ void scatter_add(const Array& target, const Array& indices, const Array& values,
     check_same_device("scatter_add", target, "target", values, "values");
     const int a = normalize_axis(axis, target.ndim(), "scatter_add");
     check_no_overlap(target);
+    check_writeable(target, "scatter_add");
     const Array idx = normalize_indices("scatter_add", indices, a, target.shape()[a], target.device());
     const Shape shape = gathered_shape(target.shape(), idx.shape(), a);
     const Shape broadcast = broadcast_shapes(values.shape(), shape, "scatter_add");

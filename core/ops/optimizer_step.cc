@@ -91,11 +91,14 @@ void check_args(const OptimizerStepArgs& args) {
     RENSA_CHECK(args.param.defined(), ValueError, "optimizer_step(", op, "): param is undefined");
     RENSA_CHECK(is_float(args.param.dtype()), DtypeError, "optimizer_step(", op,
                 "): Expect: param.dtype.kind == 'f', Actual: ", dtype_name(args.param.dtype()));
+    check_writeable(args.param, detail::concat("optimizer_step(", op, "): param"));
     check_operand(args, args.grad, "grad");
     const Array* states[3] = {&args.s0, &args.s1, &args.s2};
     const auto names = state_names(args);
     for (int i = 0; i < optimizer_state_count(args); ++i) {
-        check_operand(args, *states[i], detail::concat("state '", names[static_cast<size_t>(i)], "'"));
+        const std::string what = detail::concat("state '", names[static_cast<size_t>(i)], "'");
+        check_operand(args, *states[i], what);
+        check_writeable(*states[i], detail::concat("optimizer_step(", op, "): ", what));
     }
 }
 

@@ -64,7 +64,9 @@ bool fallback_dtype(const py::dtype& dt, Dtype* out) {
 }
 
 // Keeps a numpy array alive for as long as an Array views its memory. The deleter may
-// run on any thread, with or without the GIL, and after the interpreter has gone.
+// run on any thread, with or without the GIL, and after the interpreter has gone. A numpy
+// array that is not writeable gives a read-only storage (Note [Read-only memory] in
+// core/storage.h).
 Array wrap_numpy(const py::array& arr, Dtype dtype) {
     const int ndim = static_cast<int>(arr.ndim());
     Shape shape;
@@ -83,8 +85,9 @@ Array wrap_numpy(const py::array& arr, Dtype dtype) {
     // The storage starts at element (0, ..., 0); negative strides reach below it, which
     // rensa's kernels allow (they address through strides from raw_data()).
     void* data = const_cast<void*>(arr.data());
-    auto storage =
-        std::make_shared<Storage>(data, static_cast<int64_t>(arr.nbytes()), Device::native(), std::move(deleter));
+    const bool read_only = !arr.writeable();
+    auto storage = std::make_shared<Storage>(data, static_cast<int64_t>(arr.nbytes()), Device::native(),
+                                             std::move(deleter), read_only);
     return Array(std::move(storage), std::move(shape), std::move(strides), 0, dtype);
 }
 
@@ -134,8 +137,11 @@ py::object to_numpy(const Array& array) {
     // The capsule holds a reference on the storage: numpy's view keeps the memory alive.
     auto* keep = new std::shared_ptr<Storage>(array.storage());
     py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
-    return py::array(py::reinterpret_borrow<py::dtype>(dtype_to_python(array.dtype())), std::move(shape),
-                     std::move(strides), array.raw_data(), base);
+    py::array view(py::reinterpret_borrow<py::dtype>(dtype_to_python(array.dtype())), std::move(shape),
+                   std::move(strides), array.raw_data(), base);
+    // Read-only memory gives a read-only view (numpy then refuses `view[0] = 1` itself).
+    if (!array.writeable()) py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+    return view;
 }
 
 Variable to_variable(py::handle obj) {
