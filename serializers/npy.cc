@@ -1,7 +1,9 @@
 #include "serializers/npy.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "core/error.h"
@@ -285,8 +287,27 @@ std::vector<char> decode(const Header& h, std::string_view data, std::string_vie
     return out;
 }
 
-// numpy 1.x: pickle.dump(np.array(None, dtype=object), f, protocol=3).
-constexpr char kNonePickleBytes[] =
+// Note [None pickles]: np.save pickles an object array (pickle.dump(array, protocol=P)); for
+// np.array(None, dtype=object) that is numpy.core.multiarray._reconstruct(ndarray, (0,), b'b')
+// with the state (1, (), dtype('O8') with the state (3, '|', None, None, None, -1, -1, 63),
+// False, [None]), spelled in protocol P's opcodes. numpy has written three spellings:
+//   protocol 2: numpy up to 1.16 under Python 3 (bytes pickled as _codecs.encode(str, 'latin1'))
+//   protocol 3: numpy 1.17 to 1.26
+//   protocol 4: numpy 2.x (module numpy._core.multiarray, framed, memoized by MEMOIZE)
+// Each below is the output of real numpy: protocol 3 of numpy 1.26's np.save, protocol 4 of
+// numpy 2.0 to 2.4's (identical), protocol 2 of pickle.dumps(array, protocol=2) under numpy
+// 1.26 (what numpy 1.16's np.save calls). A member equal to none of them is refused.
+constexpr char kNonePickle2[] =
+    "\x80\x02"
+    "cnumpy.core.multiarray\n_reconstruct\nq\x00"
+    "cnumpy\nndarray\nq\x01K\x00\x85q\x02"
+    "c_codecs\nencode\nq\x03X\x01\x00\x00\x00"
+    "bq\x04X\x06\x00\x00\x00latin1q\x05\x86q\x06Rq\x07\x87q\x08Rq\t(K\x01)cnumpy\ndtype\nq\nX\x02\x00\x00\x00O"
+    "8q\x0b\x89\x88\x87q\x0cRq\x0d(K\x03X\x01\x00\x00\x00|q\x0eNNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK"
+    "?tq\x0f"
+    "b\x89]q\x10Natq\x11"
+    "b.";
+constexpr char kNonePickle3[] =
     "\x80\x03"
     "cnumpy.core.multiarray\n_reconstruct\nq\x00"
     "cnumpy\nndarray\nq\x01K\x00\x85q\x02"
@@ -294,16 +315,26 @@ constexpr char kNonePickleBytes[] =
     "bq\x03\x87q\x04Rq\x05(K\x01)cnumpy\ndtype\nq\x06X\x02\x00\x00\x00O8q\x07\x89\x88\x87q\x08Rq\t(K\x03X\x01\x00\x00"
     "\x00|q\nNNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tq\x0b"
     "b\x89]q\x0cNatq\rb.";
-const std::string_view kNonePickle{kNonePickleBytes, sizeof(kNonePickleBytes) - 1};
+constexpr char kNonePickle4[] =
+    "\x80\x04\x95\x87\x00\x00\x00\x00\x00\x00\x00\x8c\x16numpy._core.multiarray\x94\x8c\x0c_reco"
+    "nstruct\x94\x93\x94\x8c\x05numpy\x94\x8c\x07ndarray\x94\x93\x94K\x00\x85\x94"
+    "C\x01"
+    "b\x94\x87\x94R\x94(K\x01)h\x03\x8c\x05"
+    "dtype\x94\x93\x94\x8c\x02O8\x94\x89\x88\x87\x94R\x94(K\x03\x8c\x01|\x94NNNJ\xff\xff\xff\xffJ"
+    "\xff\xff\xff\xffK?t\x94"
+    "b\x89]\x94Nat\x94"
+    "b.";
+constexpr std::string_view kNonePickles[] = {
+    {kNonePickle2, sizeof(kNonePickle2) - 1},
+    {kNonePickle3, sizeof(kNonePickle3) - 1},
+    {kNonePickle4, sizeof(kNonePickle4) - 1},
+};
+static_assert(sizeof(kNonePickle2) - 1 <= kMaxNonePickleBytes && sizeof(kNonePickle3) - 1 <= kMaxNonePickleBytes &&
+              sizeof(kNonePickle4) - 1 <= kMaxNonePickleBytes);
+const std::string_view kNonePickle = kNonePickles[1];
 
 bool is_none_pickle(std::string_view data) {
-    if (data == kNonePickle) return true;
-    // numpy 2 moved numpy.core to numpy._core; the rest of the pickle is the same.
-    constexpr std::string_view kOld = "numpy.core.multiarray", kNew = "numpy._core.multiarray";
-    const size_t at = 3;  // after "\x80\x03c"
-    return data.size() == kNonePickle.size() + 1 && data.substr(0, at) == kNonePickle.substr(0, at) &&
-           data.substr(at, kNew.size()) == kNew &&
-           data.substr(at + kNew.size()) == kNonePickle.substr(at + kOld.size());
+    return std::find(std::begin(kNonePickles), std::end(kNonePickles), data) != std::end(kNonePickles);
 }
 
 std::string none_member() { return format_header("|O", false, {}) + std::string{kNonePickle}; }

@@ -69,10 +69,15 @@ std::string string_member(std::string_view utf8, std::string_view what);
 // code point that is a surrogate or above U+10FFFF, DtypeError when the kind is not 'U'.
 std::string decode_string(const Header& header, const std::vector<char>& data, std::string_view what);
 
-// The data numpy (1.x, pickle protocol 3) writes for np.array(None, dtype=object).
+// The data numpy 1.17 to 1.26 write for np.array(None, dtype=object) (pickle protocol 3,
+// module numpy.core): what rensa writes, since numpy 1.x and 2.x both read it.
 extern const std::string_view kNonePickle;
-// True when `data` is exactly that pickle (or numpy 2's spelling of it). Nothing else
-// pickled is ever interpreted.
+// The longest of the None pickles is_none_pickle knows.
+inline constexpr int64_t kMaxNonePickleBytes = 256;
+// True when `data` is, byte for byte, one of the pickles numpy writes for
+// np.array(None, dtype=object): protocol 2 (numpy before 1.17, under Python 3), protocol 3
+// (numpy 1.17 to 1.26) or protocol 4 (numpy 2.x, module numpy._core). See Note [None
+// pickles] in npy.cc. Nothing pickled is ever interpreted.
 bool is_none_pickle(std::string_view data);
 // The whole member numpy writes for np.save(f, np.array(None, dtype=object)).
 std::string none_member();

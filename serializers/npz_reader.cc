@@ -24,16 +24,16 @@ npy::Header read_header(zipio::MemberReader& member, const std::string& what) {
     return npy::parse_header(bytes, what);
 }
 
-// Object members are read only to compare them with the None pickle: never unpickled.
+// Object members are read only to compare them with the None pickles: never unpickled, and
+// never more than kMaxNonePickleBytes of them.
 NpyMember read_object(zipio::MemberReader& member, npy::Header header, const std::string& what) {
     const int64_t n = member.remaining();
-    const auto expected = static_cast<int64_t>(npy::kNonePickle.size());
-    const bool plausible = header.shape.empty() && (n == expected || n == expected + 1);
+    const bool plausible = header.shape.empty() && n <= npy::kMaxNonePickleBytes;
     std::string data(plausible ? static_cast<size_t>(n) : 0, '\0');
     if (plausible) member.read(data.data(), n);
     RENSA_CHECK(plausible && npy::is_none_pickle(data), IOError, what,
                 ": a pickled object array other than None; rensa never unpickles (only Chainer's None marker, "
-                "np.array(None, dtype=object), is accepted)");
+                "np.array(None, dtype=object) as numpy 1.x or 2.x writes it, is accepted)");
     member.expect_end();
     return {std::move(header), true, {}};
 }
