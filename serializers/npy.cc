@@ -183,6 +183,46 @@ void append_utf8(std::string& out, uint32_t cp) {
     for (int k = len - 2; k >= 0; --k) out += static_cast<char>(0x80 | ((cp >> (6 * k)) & 0x3F));
 }
 
+// Swaps the bytes of each element (each UTF-32 unit of a string) when the stored order is
+// not the host's, and turns bool bytes into 0 or 1, over out[0, bytes).
+void fix_in_place(const Header& h, char* out, int64_t bytes) {
+    const int64_t unit = h.descr.kind == 'U' ? 4 : h.descr.itemsize;
+    const bool big = h.descr.byte_order == '>';
+    if (unit > 1 && big != (std::endian::native == std::endian::big) && h.descr.byte_order != '|' &&
+        h.descr.byte_order != '=') {
+        for (int64_t i = 0; i + unit <= bytes; i += unit) std::reverse(out + i, out + i + unit);
+    }
+    if (h.descr.kind == 'b') {
+        for (int64_t i = 0; i < bytes; ++i) out[i] = out[i] != 0 ? 1 : 0;
+    }
+}
+
+// Fortran-order data, read a buffer of whole elements at a time; each element goes to its C
+// position, tracked by an odometer over the Fortran order (first axis fastest).
+void scatter_fortran(const Header& h, const ReadFn& read, char* out) {
+    const int64_t item = h.descr.itemsize;
+    const size_t ndim = h.shape.size();
+    std::vector<int64_t> index(ndim, 0), cstride(ndim, 1);
+    for (size_t k = ndim - 1; k-- > 0;) cstride[k] = cstride[k + 1] * h.shape[k + 1];
+    const int64_t per_read = std::min(h.count, std::max<int64_t>(1, kDecodeBufferBytes / item));
+    std::vector<char> buffer(static_cast<size_t>(per_read * item));
+    int64_t c = 0;  // C-order index of the next element
+    for (int64_t done = 0; done < h.count;) {
+        const int64_t n = std::min(per_read, h.count - done);
+        read(buffer.data(), n * item);
+        for (int64_t e = 0; e < n; ++e) {
+            std::memcpy(out + c * item, buffer.data() + e * item, static_cast<size_t>(item));
+            for (size_t k = 0; k < ndim; ++k) {
+                c += cstride[k];
+                if (++index[k] < h.shape[k]) break;
+                c -= cstride[k] * h.shape[k];
+                index[k] = 0;
+            }
+        }
+        done += n;
+    }
+}
+
 }  // namespace
 
 int64_t header_length(std::string_view prelude, std::string_view what) {
@@ -248,42 +288,29 @@ std::string format_header(std::string_view descr, bool fortran_order, const std:
     return out;
 }
 
+void decode_into(const Header& h, const ReadFn& read, char* out, std::string_view what) {
+    RENSA_CHECK(h.descr.kind != 'O', IOError, "npy: ", what, ": object arrays have no raw data");
+    const int64_t bytes = h.data_bytes();
+    if (bytes == 0) return;
+    if (h.fortran_order && h.shape.size() > 1) {
+        scatter_fortran(h, read, out);
+    } else {
+        read(out, bytes);
+    }
+    fix_in_place(h, out, bytes);
+}
+
 std::vector<char> decode(const Header& h, std::string_view data, std::string_view what) {
-    const int64_t item = h.descr.itemsize;
     RENSA_CHECK(h.descr.kind != 'O', IOError, "npy: ", what, ": object arrays have no raw data");
     RENSA_CHECK(static_cast<int64_t>(data.size()) == h.data_bytes(), IOError, "npy: ", what, ": ", data.size(),
                 " data bytes where the header says ", h.data_bytes());
     std::vector<char> out(data.size());
-    const size_t ndim = h.shape.size();
-    if (h.fortran_order && ndim > 1) {
-        // Walk the C order with an odometer, tracking the Fortran offset of each element.
-        std::vector<int64_t> index(ndim, 0), fstride(ndim, 1);
-        for (size_t k = 1; k < ndim; ++k) fstride[k] = fstride[k - 1] * h.shape[k - 1];
-        int64_t f = 0;
-        for (int64_t c = 0; c < h.count; ++c) {
-            std::memcpy(&out[static_cast<size_t>(c * item)], &data[static_cast<size_t>(f * item)],
-                        static_cast<size_t>(item));
-            for (size_t k = ndim; k-- > 0;) {
-                f += fstride[k];
-                if (++index[k] < h.shape[k]) break;
-                f -= fstride[k] * h.shape[k];
-                index[k] = 0;
-            }
-        }
-    } else if (!data.empty()) {
-        std::memcpy(out.data(), data.data(), data.size());
-    }
-    const bool big = h.descr.byte_order == '>';
-    const int64_t unit = h.descr.kind == 'U' ? 4 : item;  // a string swaps each UTF-32 code unit
-    if (unit > 1 && big != (std::endian::native == std::endian::big) && h.descr.byte_order != '|' &&
-        h.descr.byte_order != '=') {
-        for (size_t i = 0; i + static_cast<size_t>(unit) <= out.size(); i += static_cast<size_t>(unit)) {
-            for (int64_t a = 0, b = unit - 1; a < b; ++a, --b) std::swap(out[i + a], out[i + b]);
-        }
-    }
-    if (h.descr.kind == 'b') {
-        for (char& c : out) c = c != 0 ? 1 : 0;
-    }
+    size_t pos = 0;
+    const ReadFn from_data = [&](char* dst, int64_t n) {
+        std::memcpy(dst, data.data() + pos, static_cast<size_t>(n));
+        pos += static_cast<size_t>(n);
+    };
+    decode_into(h, from_data, out.data(), what);
     return out;
 }
 

@@ -8,6 +8,7 @@
 // header-only here), so the fuzz target compiles it alone.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +56,20 @@ Header parse_header(std::string_view bytes, std::string_view what);
 // bytes and ended by '\n'; version 1.0 unless the text needs version 2.0.
 std::string format_header(std::string_view descr, bool fortran_order, const std::vector<int64_t>& shape);
 
-// `data` (header.data_bytes() bytes) as C-order, native-endian elements; bool bytes
-// become 0 or 1; 'U' data becomes native-endian UTF-32. Throws IOError when the size
+// Supplies the next `n` bytes of a member's data into `out`, or throws.
+using ReadFn = std::function<void(char* out, int64_t n)>;
+// Largest buffer decode_into uses (one element when an element is larger).
+inline constexpr int64_t kDecodeBufferBytes = 1 << 20;
+
+// Reads the header's data (header.data_bytes() bytes) through `read` into `out` as C-order,
+// native-endian elements; bool bytes become 0 or 1; 'U' data becomes native-endian UTF-32.
+// C-order data is read straight into `out` and fixed in place; Fortran-order data goes
+// through a buffer of at most kDecodeBufferBytes, each element copied to its C position.
+// So decoding needs the destination plus a bounded buffer, never a second copy. IOError
+// (naming `what`) for an object array, which has no raw data.
+void decode_into(const Header& header, const ReadFn& read, char* out, std::string_view what);
+
+// decode_into from `data` (header.data_bytes() bytes). Throws IOError when the size
 // does not match.
 std::vector<char> decode(const Header& header, std::string_view data, std::string_view what);
 

@@ -104,47 +104,55 @@ void NpzLoader::save(const std::string& key, const Array&) {
     RENSA_THROW(ValueError, "load_npz: save('", key, "') called on a loading serializer");
 }
 
-std::optional<NpyMember> NpzLoader::find_member(const std::string& full, const std::string& what) const {
+std::optional<NpyMemberReader> NpzLoader::open_member(const std::string& full, const std::string& what) const {
     const auto& ignored = options_.ignore_names;
     if (std::find(ignored.begin(), ignored.end(), full) != ignored.end()) return std::nullopt;
     if (!reader_->contains(full)) {
         RENSA_CHECK(!options_.strict, KeyError, "load_npz: ", what, " is not in the file");
         return std::nullopt;
     }
-    return reader_->read(full);
+    return reader_->open(full);
 }
 
+// The header is checked against the target before any data is read, and the data inflates
+// straight into the array returned: a member costs its stored bytes and a bounded buffer.
 std::optional<Array> NpzLoader::load(const std::string& key, Dtype dtype, const std::optional<Shape>& shape) {
     const std::string full = options_.path + key;
     const std::string what = "'" + reader_->name() + "': key '" + full + "'";
-    const std::optional<NpyMember> member = find_member(full, what);
+    std::optional<NpyMemberReader> member = open_member(full, what);
     if (!member) return std::nullopt;
-    if (member->is_none) return Array{};  // Chainer's None: "not initialised"
-    RENSA_CHECK(member->header.descr.kind != 'U', DtypeError, "load_npz: ", what, " holds a string ('",
-                member->header.descr.text, "'), not an array");
-    const Dtype stored = dtype_of_descr(member->header.descr, what);
+    if (member->is_none()) return Array{};  // Chainer's None: "not initialised"
+    const npy::Header& header = member->header();
+    RENSA_CHECK(header.descr.kind != 'U', DtypeError, "load_npz: ", what, " holds a string ('", header.descr.text,
+                "'), not an array");
+    const Dtype stored = dtype_of_descr(header.descr, what);
     RENSA_CHECK(can_cast_same_kind(stored, dtype), DtypeError, "load_npz: ", what, ": cannot cast the stored ", stored,
                 " to the target's ", dtype, " (numpy same_kind casting)");
-    const std::vector<int64_t>& dims = member->header.shape;
+    const std::vector<int64_t>& dims = header.shape;
     RENSA_CHECK(dims.size() <= static_cast<size_t>(kMaxNdim), DimensionError, "load_npz: ", what, ": ", dims.size(),
                 " dimensions, rensa supports at most ", kMaxNdim);
     const Shape stored_shape(dims.begin(), dims.end());
     RENSA_CHECK(!shape || *shape == stored_shape, DimensionError, "load_npz: ", what, ": stored shape ", stored_shape,
                 " does not match the target's shape ", *shape);
-    return Array::from_host(member->data.data(), stored_shape, stored, Device::native());
+    const Array out = Array::empty(stored_shape, stored, Device::native());
+    member->read_into(static_cast<char*>(out.raw_data()));
+    return out;
 }
 
 std::optional<std::string> NpzLoader::load_string(const std::string& key) {
     const std::string full = options_.path + key;
     const std::string what = "'" + reader_->name() + "': key '" + full + "'";
-    const std::optional<NpyMember> member = find_member(full, what);
+    std::optional<NpyMemberReader> member = open_member(full, what);
     if (!member) return std::nullopt;
-    const npy::Header& h = member->header;
-    RENSA_CHECK(!member->is_none && h.descr.kind == 'U' && h.shape.empty(), DtypeError, "load_npz: ", what,
+    const npy::Header& h = member->header();
+    RENSA_CHECK(!member->is_none() && h.descr.kind == 'U' && h.shape.empty(), DtypeError, "load_npz: ", what,
                 ": expected a string (a 0-d unicode array, descr '<U<n>'), found ",
-                member->is_none ? std::string{"None"}
-                                : "descr '" + h.descr.text + "' of " + std::to_string(h.shape.size()) + " dimensions");
-    return npy::decode_string(h, member->data, what);
+                member->is_none()
+                    ? std::string{"None"}
+                    : "descr '" + h.descr.text + "' of " + std::to_string(h.shape.size()) + " dimensions");
+    std::vector<char> data(static_cast<size_t>(h.data_bytes()));
+    member->read_into(data.data());
+    return npy::decode_string(h, data, what);
 }
 
 void NpzLoader::commit() {

@@ -31,7 +31,7 @@ struct LoadNpzOptions {
 };
 
 class NpzReader;
-struct NpyMember;
+class NpyMemberReader;
 
 // Saving backend: keeps the members (npy bytes) in serialize order until write().
 class NpzSaver final : public SerializerBackend {
@@ -72,9 +72,9 @@ public:
     static std::shared_ptr<NpzLoader> open_memory(std::string_view bytes, LoadNpzOptions options);
 
 private:
-    // The member under `key` (with options.path), or nullopt when it is ignored or absent
-    // and strict=false; KeyError when absent and strict.
-    std::optional<NpyMember> find_member(const std::string& full, const std::string& what) const;
+    // The member under `key` (with options.path), its header read and its data not yet, or
+    // nullopt when it is ignored or absent and strict=false; KeyError when absent and strict.
+    std::optional<NpyMemberReader> open_member(const std::string& full, const std::string& what) const;
 
     std::unique_ptr<NpzReader> reader_;
     LoadNpzOptions options_;

@@ -26,7 +26,7 @@ npy::Header read_header(zipio::MemberReader& member, const std::string& what) {
 
 // Object members are read only to compare them with the None pickles: never unpickled, and
 // never more than kMaxNonePickleBytes of them.
-NpyMember read_object(zipio::MemberReader& member, npy::Header header, const std::string& what) {
+void check_none(zipio::MemberReader& member, const npy::Header& header, const std::string& what) {
     const int64_t n = member.remaining();
     const bool plausible = header.shape.empty() && n <= npy::kMaxNonePickleBytes;
     std::string data(plausible ? static_cast<size_t>(n) : 0, '\0');
@@ -35,7 +35,6 @@ NpyMember read_object(zipio::MemberReader& member, npy::Header header, const std
                 ": a pickled object array other than None; rensa never unpickles (only Chainer's None marker, "
                 "np.array(None, dtype=object) as numpy 1.x or 2.x writes it, is accepted)");
     member.expect_end();
-    return {std::move(header), true, {}};
 }
 
 }  // namespace
@@ -66,24 +65,47 @@ std::vector<std::string> NpzReader::keys() const {
     return keys;
 }
 
-NpyMember NpzReader::read(const std::string& key) const {
+NpyMemberReader NpzReader::open(const std::string& key) const {
     const auto it = index_.find(key);
     RENSA_CHECK(it != index_.end(), KeyError, "'", zip_.name(), "': no member for key '", key, "'");
     const zipio::Entry& entry = zip_.entries()[it->second];
-    const std::string what = "'" + zip_.name() + "': key '" + key + "'";
-    const auto member = zip_.open(entry, max_member_bytes_);
+    std::string what = "'" + zip_.name() + "': key '" + key + "'";
+    auto member = zip_.open(entry, max_member_bytes_);
     npy::Header header = read_header(*member, what);
-    if (header.descr.kind == 'O') return read_object(*member, std::move(header), what);
+    if (header.descr.kind == 'O') {
+        check_none(*member, header, what);
+        return NpyMemberReader{std::move(header), true, nullptr, std::move(what)};
+    }
     const int64_t data_bytes = header.data_bytes();
     RENSA_CHECK(data_bytes == member->remaining(), IOError, what, ": the header implies ", data_bytes,
                 " data bytes (shape ", header.shape.size(), "-d, ", header.count, " x ", header.descr.text,
                 ") but the member holds ", member->remaining());
-    std::string raw(static_cast<size_t>(data_bytes), '\0');
-    member->read(raw.data(), data_bytes);
-    member->expect_end();
-    NpyMember out{std::move(header), false, {}};
-    out.data = npy::decode(out.header, raw, what);
+    return NpyMemberReader{std::move(header), false, std::move(member), std::move(what)};
+}
+
+NpyMember NpzReader::read(const std::string& key) const {
+    NpyMemberReader member = open(key);
+    NpyMember out{member.header(), member.is_none(), {}};
+    if (!out.is_none) {
+        out.data.resize(static_cast<size_t>(out.header.data_bytes()));
+        member.read_into(out.data.data());
+    }
     return out;
+}
+
+NpyMemberReader::NpyMemberReader(npy::Header header, bool is_none, std::unique_ptr<zipio::MemberReader> member,
+                                 std::string what)
+    : header_{std::move(header)}, is_none_{is_none}, member_{std::move(member)}, what_{std::move(what)} {}
+
+NpyMemberReader::~NpyMemberReader() = default;
+NpyMemberReader::NpyMemberReader(NpyMemberReader&&) noexcept = default;
+
+void NpyMemberReader::read_into(char* out) {
+    RENSA_CHECK(member_ != nullptr, IOError, what_, ": read_into() on a None member or twice");
+    const auto member = std::move(member_);
+    npy::decode_into(
+        header_, [&](char* dst, int64_t n) { member->read(dst, n); }, out, what_);
+    member->expect_end();
 }
 
 }  // namespace rensa::serializers

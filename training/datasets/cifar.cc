@@ -15,6 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int64_t kImageBytes = 3 * 32 * 32;
+// More records than any file holds (CIFAR-100's train.bin has 50,000, CIFAR-10's batches
+// 10,000): a file inflating past them is refused once it does, without reading it all.
+constexpr int64_t kMaxRecordsPerFile = 60000;
 
 // One of the two data sets: where its files are and how its records are laid out.
 struct CifarLayout {
@@ -78,7 +81,7 @@ void read_records(const CifarLayout& layout, const fs::path& folder, const std::
         std::error_code ec;
         if (!fs::is_regular_file(path, ec))
             throw_missing(layout, std::string{"'"}.append(folder.string()).append("'"), path.string());
-        const std::vector<uint8_t> data = detail::read_file(path);
+        const std::vector<uint8_t> data = detail::read_file(path, kMaxRecordsPerFile * record);
         const auto bytes = static_cast<int64_t>(data.size());
         RENSA_CHECK(bytes > 0 && bytes % record == 0, IOError, "'", path.string(), "': ", bytes,
                     " bytes is not a whole number of ", record, "-byte records (", layout.label_bytes,

@@ -7,12 +7,15 @@
 #include <vector>
 
 #include "core/error.h"
+#include "training/datasets/gzip_file.h"
 #include "training/datasets/raw_image_dataset.h"
 
 namespace rensa::training::datasets {
 namespace {
 
 namespace fs = std::filesystem;
+using detail::GzipFile;
+using detail::kMaxDeflateRatio;
 
 constexpr std::array<const char*, 4> kFileNames = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
                                                    "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
@@ -120,33 +123,62 @@ std::string dims_text(const std::vector<int64_t>& dims) {
     return os.str();
 }
 
-// The items of an IDX file (header stripped, in place: no second copy of 47 MB); count is
-// the header's item count. IOError naming the file when it does not match `format`.
-std::vector<uint8_t> read_idx(const fs::path& path, const IdxFormat& format, int64_t& count) {
-    std::vector<uint8_t> data = detail::read_file(path);
-    const std::string file = path.string();
+// "2 images of 28x28", "3 labels".
+std::string items_text(int64_t count, const IdxFormat& format) {
+    const std::string dims = dims_text(format.item_dims);
+    std::ostringstream os;
+    os << count << " " << format.items << (dims.empty() ? "" : " of ") << dims;
+    return os.str();
+}
+
+// The header of an IDX file: checks the magic and the item dims, returns the item count.
+int64_t read_idx_header(GzipFile& file, const IdxFormat& format) {
     const size_t header = 8 + 4 * format.item_dims.size();
-    RENSA_CHECK(data.size() >= header, IOError, "'", file, "': ", data.size(), " bytes is too short for an IDX ",
-                format.item, " header (", header, " bytes); the file is truncated");
-    const uint32_t magic = read_be32(data, 0);
-    RENSA_CHECK(magic == format.magic, IOError, "'", file, "': magic number 0x", std::hex, magic, " is not ",
+    std::vector<uint8_t> bytes(header);
+    const int64_t got = file.read(bytes.data(), static_cast<int64_t>(header));
+    RENSA_CHECK(got == static_cast<int64_t>(header), IOError, "'", file.name(), "': ", got,
+                " bytes is too short for an IDX ", format.item, " header (", header, " bytes); the file is truncated");
+    const uint32_t magic = read_be32(bytes, 0);
+    RENSA_CHECK(magic == format.magic, IOError, "'", file.name(), "': magic number 0x", std::hex, magic, " is not ",
                 format.magic_text);
-    count = read_be32(data, 4);
     std::vector<int64_t> dims(format.item_dims.size());
+    for (size_t d = 0; d < dims.size(); ++d) dims[d] = read_be32(bytes, 8 + 4 * d);
+    RENSA_CHECK(dims == format.item_dims, IOError, "'", file.name(), "': ", format.items, " are ", dims_text(dims),
+                ", expected ", dims_text(format.item_dims));
+    return read_be32(bytes, 4);
+}
+
+// The items of an IDX file (header stripped); count is the header's item count. The header
+// is checked before anything is allocated (a plain file must have exactly the size it
+// implies, a gzip file must be able to inflate to it), and reading stops one byte past that
+// size, so a file costs what its header implies however far it inflates. IOError naming the
+// file when it does not match `format`.
+std::vector<uint8_t> read_idx(const fs::path& path, const IdxFormat& format, int64_t& count) {
+    GzipFile file{path};
+    count = read_idx_header(file, format);
     int64_t item_size = 1;
-    for (size_t d = 0; d < dims.size(); ++d) {
-        dims[d] = read_be32(data, 8 + 4 * d);
-        item_size *= format.item_dims[d];
+    for (const int64_t d : format.item_dims) item_size *= d;
+    const int64_t header = 8 + 4 * static_cast<int64_t>(format.item_dims.size());
+    const int64_t expected = header + count * item_size;
+    const std::string& name = file.name();
+    const std::string items = items_text(count, format);
+    if (!file.compressed()) {
+        RENSA_CHECK(file.file_bytes() == expected, IOError, "'", name, "': ", file.file_bytes(),
+                    " bytes but the header's ", items, " need ", expected,
+                    file.file_bytes() < expected ? "; the file is truncated" : "; it has trailing data");
     }
-    const std::string expected_dims = dims_text(format.item_dims);
-    RENSA_CHECK(dims == format.item_dims, IOError, "'", file, "': ", format.items, " are ", dims_text(dims),
-                ", expected ", expected_dims);
-    const int64_t expected = static_cast<int64_t>(header) + count * item_size;
-    RENSA_CHECK(static_cast<int64_t>(data.size()) == expected, IOError, "'", file, "': ", data.size(),
-                " bytes but the header's ", count, " ", format.items, expected_dims.empty() ? "" : " of ",
-                expected_dims, " need ", expected,
-                static_cast<int64_t>(data.size()) < expected ? "; the file is truncated" : "; it has trailing data");
-    data.erase(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(header));
+    RENSA_CHECK(expected <= file.max_bytes(), IOError, "'", name, "': the header's ", items, " need ", expected,
+                " bytes, more than this ", file.file_bytes(),
+                "-byte gzip file can inflate to (deflate expands at most ", kMaxDeflateRatio,
+                ":1); the file is truncated or its header corrupt");
+    std::vector<uint8_t> data(static_cast<size_t>(expected - header));
+    const int64_t got = file.read(data.data(), expected - header);
+    RENSA_CHECK(got == expected - header, IOError, "'", name, "': ", header + got,
+                " bytes once inflated but the header's ", items, " need ", expected, "; the file is truncated");
+    uint8_t extra = 0;
+    RENSA_CHECK(file.read(&extra, 1) == 0, IOError, "'", name, "': inflates past the ", expected,
+                " bytes its header implies (", items,
+                "); it has trailing data, not read any further (a corrupt file or a gzip bomb?)");
     return data;
 }
 

@@ -1,7 +1,6 @@
 #include "training/datasets/raw_image_dataset.h"
 
-#include <zlib.h>
-
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -10,6 +9,7 @@
 #include "core/error.h"
 #include "core/half.h"
 #include "training/datasets/detail.h"
+#include "training/datasets/gzip_file.h"
 
 namespace rensa::training::datasets::detail {
 namespace {
@@ -130,41 +130,40 @@ void check_image_dtype(Dtype dtype, const char* op) {
 
 namespace {
 
-// The uncompressed size a file will have: the gzip trailer's ISIZE for .gz, else its size.
+// The uncompressed size the gzip trailer claims (ISIZE, modulo 2^32), else the file's size.
 // Only a capacity hint (one allocation instead of doubling, which would double the peak memory).
-size_t expected_size(const std::filesystem::path& path) {
+int64_t size_hint(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     unsigned char head[2] = {0, 0};
     in.read(reinterpret_cast<char*>(head), 2);
     std::error_code ec;
     const auto bytes = std::filesystem::file_size(path, ec);
     if (ec) return 0;
-    if (!(head[0] == 0x1f && head[1] == 0x8b) || bytes < 18) return static_cast<size_t>(bytes);
+    if (!(head[0] == 0x1f && head[1] == 0x8b) || bytes < 18) return static_cast<int64_t>(bytes);
     unsigned char tail[4] = {0, 0, 0, 0};
     in.seekg(-4, std::ios::end);
     in.read(reinterpret_cast<char*>(tail), 4);
-    return static_cast<size_t>(tail[0]) | static_cast<size_t>(tail[1]) << 8 | static_cast<size_t>(tail[2]) << 16 |
-           static_cast<size_t>(tail[3]) << 24;
+    return static_cast<int64_t>(tail[0]) | static_cast<int64_t>(tail[1]) << 8 | static_cast<int64_t>(tail[2]) << 16 |
+           static_cast<int64_t>(tail[3]) << 24;
 }
 
 }  // namespace
 
-std::vector<uint8_t> read_file(const std::filesystem::path& path) {
-    const std::unique_ptr<gzFile_s, int (*)(gzFile)> file{gzopen(path.c_str(), "rb"), gzclose};
-    RENSA_CHECK(file != nullptr, IOError, "cannot open '", path.string(), "' for reading");
+std::vector<uint8_t> read_file(const std::filesystem::path& path, int64_t max_bytes) {
+    GzipFile file{path};
     std::vector<uint8_t> data;
-    data.reserve(expected_size(path));
-    constexpr size_t kChunk = size_t{1} << 20;
+    // Filled through a buffer (insert, not resize ahead), so a correct hint means one allocation.
+    data.reserve(static_cast<size_t>(std::min({size_hint(path), file.max_bytes(), max_bytes})));
+    std::vector<uint8_t> buffer(size_t{1} << 20);
     for (;;) {
-        const size_t old_size = data.size();
-        data.resize(old_size + kChunk);
-        const int got = gzread(file.get(), data.data() + old_size, static_cast<unsigned>(kChunk));
-        int errnum = Z_OK;
-        const char* message = gzerror(file.get(), &errnum);
-        RENSA_CHECK(got >= 0 && (errnum == Z_OK || errnum == Z_STREAM_END), IOError, "cannot read '", path.string(),
-                    "': ", message, " (a truncated or corrupt file?)");
-        data.resize(old_size + static_cast<size_t>(got));
-        if (got == 0) break;
+        const int64_t want =
+            std::min(static_cast<int64_t>(buffer.size()), max_bytes + 1 - static_cast<int64_t>(data.size()));
+        const int64_t got = file.read(buffer.data(), want);
+        RENSA_CHECK(static_cast<int64_t>(data.size()) + got <= max_bytes, IOError, "'", file.name(),
+                    "': holds more than ", max_bytes, " bytes", file.compressed() ? " once inflated" : "",
+                    "; it is not a file of this data set (a corrupt file or a gzip bomb?)");
+        data.insert(data.end(), buffer.begin(), buffer.begin() + got);
+        if (got < want) break;
     }
     return data;
 }

@@ -48,8 +48,9 @@ private:
 void check_image_dtype(Dtype dtype, const char* op);
 
 // The whole content of `path`, plain or gzip (zlib reads both). IOError naming the file
-// when it cannot be opened or read.
-std::vector<uint8_t> read_file(const std::filesystem::path& path);
+// when it cannot be opened or read, or holds more than `max_bytes` bytes (found once it
+// passes them: a gzip bomb costs max_bytes, not its inflated size).
+std::vector<uint8_t> read_file(const std::filesystem::path& path, int64_t max_bytes);
 
 // $RENSA_DATASET_ROOT, or nullopt when it is unset or empty.
 std::optional<std::filesystem::path> dataset_root();
