@@ -269,8 +269,7 @@ void MultiNodeSnapshot::initialize(training::Trainer& trainer) {
     }
     if (!share) return;
     // The master sends what it loaded (the file's bytes after "1") or "0" to its set.
-    const auto files = training::extensions::detail::find_snapshot_files(options_.filename, trainer.out());
-    send_to_replicas(files.empty() ? "0" : "1" + read_bytes(files.back()));
+    send_to_replicas(snapshot_->loaded().empty() ? "0" : "1" + read_bytes(snapshot_->loaded()));
 }
 
 void MultiNodeSnapshot::send_to_replicas(const std::string& data) {

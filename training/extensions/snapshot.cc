@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iostream>
 #include <regex>
+#include <sstream>
 #include <utility>
 
 #include "serializers/npz.h"
@@ -170,6 +171,65 @@ bool natural_less(const std::string& a, const std::string& b) {
     return a.size() - i < b.size() - j;
 }
 
+// The regex of the names `pieces` produce, each field a capture group.
+std::string name_pattern(const std::vector<Piece>& pieces) {
+    std::string pattern;
+    for (const Piece& piece : pieces) {
+        pattern += regex_escape(piece.literal);
+        if (piece.kind == FieldKind::kInt) pattern += "([-+ 0-9]+)";
+        if (piece.kind == FieldKind::kFloat) pattern += "([-+ 0-9.eEinfa]+)";
+    }
+    return pattern;
+}
+
+// What mkstemp ("XXXXXX"), save_npz (".tmp-XXXXXX") and libzip (".XXXXXX") append to
+// "tmp<filename>" (See Note [Snapshot writes]).
+constexpr const char* kTemporarySuffix = R"([A-Za-z0-9]{6}(\.tmp-[A-Za-z0-9]{6})?(\.[A-Za-z0-9]{6})?)";
+
+// The fields whose values show training progress, most significant first (Note [Autoload order]).
+constexpr const char* kProgressFields[] = {".updater.iteration", ".updater.epoch_detail", ".updater.epoch",
+                                           ".elapsed_time"};
+
+// A number as a template formats it ("  12", "+3", "0.50", "1e-05"); -inf when it is none.
+double parse_number(std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+    if (!text.empty() && text[0] == '+') text.erase(0, 1);
+    double value = 0.0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const bool ok = !text.empty() && ec == std::errc{} && end == text.data() + text.size() && !std::isnan(value);
+    return ok ? value : -HUGE_VAL;
+}
+
+// The progress a name matched by name_pattern(pieces) shows, most significant field first.
+std::vector<double> progress_of(const std::vector<Piece>& pieces, const std::smatch& match) {
+    std::vector<double> progress;
+    for (const char* field : kProgressFields) {
+        size_t group = 0;
+        for (const Piece& piece : pieces) {
+            if (piece.kind == FieldKind::kNone) continue;
+            ++group;
+            if (piece.field == field) {
+                progress.push_back(parse_number(match[group].str()));
+                break;
+            }
+        }
+    }
+    return progress;
+}
+
+// A snapshot file found in the out folder, with what orders it.
+struct FoundFile {
+    std::vector<double> progress;
+    fs::file_time_type mtime;
+    std::string name;
+};
+
+bool older(const FoundFile& a, const FoundFile& b) {
+    if (a.progress != b.progress) return a.progress < b.progress;
+    if (a.mtime != b.mtime) return a.mtime < b.mtime;
+    return natural_less(a.name, b.name);
+}
+
 void sync_folder(const fs::path& dir) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     RENSA_CHECK(fd >= 0, IOError, "snapshot: cannot open the folder ", dir, " to sync it: ", std::strerror(errno));
@@ -209,30 +269,43 @@ std::string format_snapshot_filename(const std::string& tmpl, const SnapshotFiel
 }
 
 std::vector<fs::path> find_snapshot_files(const std::string& tmpl, const fs::path& dir) {
-    std::string pattern;
-    for (const Piece& piece : parse_template(tmpl)) {
-        pattern += regex_escape(piece.literal);
-        if (piece.kind == FieldKind::kInt) pattern += "[-+ 0-9]+";
-        if (piece.kind == FieldKind::kFloat) pattern += "[-+ 0-9.eEinfa]+";
-    }
-    const std::regex re{pattern};
+    const std::vector<Piece> pieces = parse_template(tmpl);
+    const std::regex re{name_pattern(pieces)};
     const bool skip_tmp = tmpl.rfind("tmp", 0) != 0;
-    std::vector<std::pair<fs::file_time_type, std::string>> found;
+    std::vector<FoundFile> found;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator{dir, ec}) {
         const std::string name = entry.path().filename().string();
-        if ((skip_tmp && name.rfind("tmp", 0) == 0) || !std::regex_match(name, re)) continue;
+        std::smatch match;
+        if ((skip_tmp && name.rfind("tmp", 0) == 0) || !std::regex_match(name, match, re)) continue;
         std::error_code stat_ec;
         if (!entry.is_regular_file(stat_ec)) continue;
         const auto mtime = entry.last_write_time(stat_ec);
-        if (!stat_ec) found.emplace_back(mtime, name);  // a file removed meanwhile is skipped
+        if (!stat_ec)
+            found.push_back({progress_of(pieces, match), mtime, name});  // a file removed meanwhile is skipped
     }
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first < b.first : natural_less(a.second, b.second);
-    });
+    std::sort(found.begin(), found.end(), older);
     std::vector<fs::path> paths;
-    for (const auto& [mtime, name] : found) paths.push_back(dir / name);
+    for (const FoundFile& file : found) paths.push_back(dir / file.name);
     return paths;
+}
+
+std::vector<std::string> remove_stale_temporaries(const std::string& tmpl, const fs::path& dir, bool literal) {
+    const std::regex re{"tmp" + (literal ? regex_escape(tmpl) : name_pattern(parse_template(tmpl))) + kTemporarySuffix};
+    std::vector<fs::path> stale;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator{dir, ec}) {
+        const std::string name = entry.path().filename().string();
+        std::error_code stat_ec;
+        if (name.rfind("tmp", 0) == 0 && std::regex_match(name, re) && entry.is_regular_file(stat_ec))
+            stale.push_back(entry.path());
+    }
+    std::vector<std::string> removed;
+    for (const fs::path& path : stale) {
+        std::error_code remove_ec;
+        if (fs::remove(path, remove_ec)) removed.push_back(path.filename().string());
+    }
+    return removed;
 }
 
 void write_snapshot(const SnapshotTarget& save, const fs::path& dir, const std::string& filename, bool compression) {
@@ -280,7 +353,14 @@ void Snapshot::operator()(Trainer& trainer) {
 void Snapshot::make_snapshot(Trainer& trainer) {
     const SnapshotTarget save =
         target_ ? target_ : [&trainer](const serializers::Serializer& s) { trainer.serialize(s); };
-    detail::write_snapshot(save, trainer.out(), filename(trainer), options_.compression);
+    const std::string name = filename(trainer);
+    // See Note [Snapshot writes]: leftovers of this writer's interrupted writes.
+    if (options_.filename_fn) {
+        (void)detail::remove_stale_temporaries(name, trainer.out(), /*literal=*/true);
+    } else {
+        (void)detail::remove_stale_temporaries(options_.filename, trainer.out());
+    }
+    detail::write_snapshot(save, trainer.out(), name, options_.compression);
     if (options_.n_retains <= 0 || options_.filename_fn) return;
     const std::vector<fs::path> files = detail::find_snapshot_files(options_.filename, trainer.out());
     const auto stale = static_cast<int64_t>(files.size()) - options_.n_retains;
@@ -290,16 +370,38 @@ void Snapshot::make_snapshot(Trainer& trainer) {
     }
 }
 
-void Snapshot::initialize(Trainer& trainer) {
-    if (!options_.autoload || options_.filename_fn) return;
-    const std::vector<fs::path> files = detail::find_snapshot_files(options_.filename, trainer.out());
-    if (files.empty()) return;
+void Snapshot::load(Trainer& trainer, const fs::path& file) const {
     if (target_) {
         TargetAdapter adapter{target_};
-        serializers::load_npz(files.back().string(), adapter);
+        serializers::load_npz(file.string(), adapter);
     } else {
-        serializers::load_npz(files.back().string(), trainer);
+        serializers::load_npz(file.string(), trainer);
     }
+}
+
+void Snapshot::initialize(Trainer& trainer) {
+    loaded_.clear();
+    if (!options_.autoload || options_.filename_fn) return;
+    const std::vector<fs::path> files = detail::find_snapshot_files(options_.filename, trainer.out());
+    // See Note [Autoload order]: newest first; a failed load changed nothing.
+    std::vector<std::string> failures;
+    for (auto it = files.rbegin(); it != files.rend() && loaded_.empty(); ++it) {
+        try {
+            load(trainer, *it);
+            loaded_ = *it;
+        } catch (const Error& e) {
+            failures.push_back("'" + it->string() + "': " + e.what());
+        }
+    }
+    if (failures.empty()) return;
+    if (loaded_.empty()) {
+        std::ostringstream os;
+        for (size_t i = 0; i < failures.size(); ++i) os << (i ? "; " : "") << failures[i];
+        RENSA_THROW(IOError, "snapshot: autoload: none of the ", files.size(), " snapshots in '", trainer.out(),
+                    "' loads: ", os.str());
+    }
+    for (const std::string& failure : failures) std::cerr << "snapshot: autoload skipped " << failure << '\n';
+    std::cerr << "snapshot: autoload loaded '" << loaded_.string() << "', the newest snapshot that loads\n";
 }
 
 void Snapshot::on_error(Trainer& trainer, const std::exception& error) {

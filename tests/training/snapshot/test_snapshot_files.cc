@@ -82,15 +82,30 @@ TEST_CASE("snapshot filename rejects unknown fields and bad templates", "[traini
 TEST_CASE("snapshot files are found by template oldest first", "[training][snapshot]") {
     TempDir dir{"find"};
     const fs::path d = dir.path();
+    // Ordered by the iteration in the name, not by mtime (See Note [Autoload order]).
     touch(d / "snapshot_iter_30", 30);
-    touch(d / "snapshot_iter_10", 10);  // newer than iteration 30 (a resumed run wrote it later)
+    touch(d / "snapshot_iter_10", 10);  // a newer file, not newer training
     touch(d / "snapshot_iter_20", 20);
     touch(d / "tmpsnapshot_iter_40abc", 0);        // a partial write
     touch(d / "snapshot_iter_x", 0);               // not an iteration
     touch(d / "other_5", 0);                       // another template
     fs::create_directory(d / "snapshot_iter_50");  // not a file
     CHECK(names_of(sd::find_snapshot_files("snapshot_iter_{.updater.iteration}", d)) ==
-          std::vector<std::string>{"snapshot_iter_30", "snapshot_iter_20", "snapshot_iter_10"});
+          std::vector<std::string>{"snapshot_iter_10", "snapshot_iter_20", "snapshot_iter_30"});
+    // Padded, signed and float fields are read as numbers: 9 before 10, 0.5 before 1.25.
+    for (const auto& [name, age] : std::vector<std::pair<std::string, int>>{
+             {"p_  10", 50}, {"p_   9", 1}, {"p_+100", 2}, {"f_1.25", 9}, {"f_0.5", 1}, {"f_1e+16", 5}}) {
+        touch(d / name, age);
+    }
+    CHECK(names_of(sd::find_snapshot_files("p_{.updater.iteration:4d}", d)) ==
+          std::vector<std::string>{"p_   9", "p_  10", "p_+100"});
+    CHECK(names_of(sd::find_snapshot_files("f_{.updater.epoch_detail}", d)) ==
+          std::vector<std::string>{"f_0.5", "f_1.25", "f_1e+16"});
+    // The iteration orders before the epoch whatever their place in the template.
+    touch(d / "e2_i8", 1);
+    touch(d / "e3_i7", 9);
+    CHECK(names_of(sd::find_snapshot_files("e{.updater.epoch}_i{.updater.iteration}", d)) ==
+          std::vector<std::string>{"e3_i7", "e2_i8"});
     // Equal mtimes: natural order, 9 before 10.
     const auto t = fs::file_time_type::clock::now() - std::chrono::seconds{5};
     for (const char* name : {"m_10.npz", "m_9.npz", "m_100.npz"}) {
