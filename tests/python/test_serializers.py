@@ -1,6 +1,10 @@
 """rensa.serializers: save_npz / load_npz of links, optimizers and Python objects, numpy-compatible."""
 import io
+import struct
+import subprocess
+import sys
 import zipfile
+import zlib
 
 import numpy as np
 import pytest
@@ -232,3 +236,64 @@ def test_load_initializes_lazy_parameters(tmp_path):
     lazy = L.Linear(None, 2)
     serializers.load_npz(tmp_path / 'none.npz', lazy)
     assert lazy.W.array is None
+
+
+def test_load_none_written_by_this_numpy(tmp_path):
+    # Chainer's save_npz of Linear(None, 2) with the numpy installed here (numpy 2.x pickles
+    # the None marker with protocol 4, numpy 1.x with protocol 3): W stays uninitialised.
+    b = np.array([1.0, 2.0], np.float32)
+    np.savez_compressed(tmp_path / 'chainer.npz', W=np.array(None, dtype=object), b=b)
+    lazy = L.Linear(None, 2)
+    serializers.load_npz(tmp_path / 'chainer.npz', lazy)
+    assert lazy.W.array is None
+    np.testing.assert_array_equal(lazy.b.array, b)
+
+
+def _zeros_npz(path, rows):
+    """An npz whose W is float32 zeros of shape (rows, 1024), deflated without holding them:
+    after a full flush the compressed form of 1 MiB of zeros is the same every time."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {'descr': '<f4', 'fortran_order': False, 'shape': (rows, 1024)})
+    header = header.getvalue()
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    body = deflate.compress(header) + deflate.flush(zlib.Z_FULL_FLUSH)
+    mib = bytes(1 << 20)
+    chunk = deflate.compress(mib) + deflate.flush(zlib.Z_FULL_FLUSH)
+    body += chunk * (rows * 4096 >> 20) + deflate.flush()
+    crc = zlib.crc32(header)
+    for _ in range(rows * 4096 >> 20):
+        crc = zlib.crc32(mib, crc)
+    size, name = len(header) + rows * 4096, b'W.npy'
+    local = struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, 0, 8, 0, 0x21, crc, len(body), size, len(name), 0)
+    central = struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 20, 20, 0, 8, 0, 0x21, crc, len(body), size, len(name),
+                          0, 0, 0, 0, 0, 0) + name
+    offset = len(local) + len(name) + len(body)
+    end = struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, 1, 1, len(central), offset, 0)
+    path.write_bytes(local + name + body + central + end)
+
+
+def test_huge_member_fails_on_its_shape_before_allocating(tmp_path):
+    # A 1 MiB file whose W claims 1 GiB, loaded into Linear(3, 4) under an address-space cap
+    # of 256 MiB above what the process has mapped: a ValueError naming the key and both
+    # shapes, not a MemoryError (the header is checked before any data is read).
+    _zeros_npz(tmp_path / 'huge.npz', 262144)
+    assert (tmp_path / 'huge.npz').stat().st_size < 2 << 20
+    script = """
+import resource, sys
+import rensa
+from rensa import serializers
+model = rensa._core.links.Linear(3, 4)
+with open('/proc/self/statm') as f:
+    mapped = int(f.read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (mapped + (256 << 20), mapped + (256 << 20)))
+try:
+    serializers.load_npz(sys.argv[1], model)
+except Exception as e:
+    print(type(e).__name__, isinstance(e, ValueError), e)
+"""
+    out = subprocess.run([sys.executable, '-c', script, str(tmp_path / 'huge.npz')], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert ' True ' in out.stdout, out.stdout
+    for part in ("key 'W'", '(262144, 1024)', '(4, 3)'):
+        assert part in out.stdout, out.stdout
