@@ -65,7 +65,7 @@ void Link::add_persistent_entry(const std::string& name, PersistentGetter get) {
 
 void Link::add_child_entry(const std::string& name, ChildGetter get, ChildSetter set) {
     check_new_name(name);
-    Link* child = get(*this);
+    Link* child = get(*this).get();
     RENSA_CHECK(child != nullptr, ValueError, class_name(*this), ": child link '", name, "' is null");
     RENSA_CHECK(child != this, ValueError, class_name(*this), ": cannot register a link as its own child '", name, "'");
     child->name_ = name;
@@ -120,7 +120,7 @@ Link& Link::add_child(const std::string& name, std::shared_ptr<Link> link) {
     owned_children_.push_back(std::move(link));
     try {
         add_child_entry(
-            name, [i](Link& self) -> Link* { return self.owned_children_[i].get(); },
+            name, [i](Link& self) -> std::shared_ptr<Link> { return self.owned_children_[i]; },
             [i](Link& self, std::shared_ptr<Link> copy) { self.owned_children_[i] = std::move(copy); });
     } catch (...) {
         owned_children_.pop_back();
@@ -192,7 +192,7 @@ std::vector<std::pair<std::string, Link*>> Link::namedlinks(bool skipself) {
     std::vector<std::pair<std::string, Link*>> out;
     if (!skipself) out.emplace_back("/", this);
     for (const auto& e : children_) {
-        Link* child = e.get(*this);
+        Link* child = e.get(*this).get();
         const std::string prefix = "/" + e.name;
         out.emplace_back(prefix, child);
         for (auto& [path, link] : child->namedlinks(true)) out.emplace_back(prefix + path, link);
@@ -202,7 +202,14 @@ std::vector<std::pair<std::string, Link*>> Link::namedlinks(bool skipself) {
 
 std::vector<Link*> Link::children() {
     std::vector<Link*> out;
-    for (const auto& e : children_) out.push_back(e.get(*this));
+    for (const auto& e : children_) out.push_back(e.get(*this).get());
+    return out;
+}
+
+std::vector<std::shared_ptr<Link>> Link::child_ptrs() const {
+    std::vector<std::shared_ptr<Link>> out;
+    Link& self = const_cast<Link&>(*this);  // the getters take Link&; nothing is modified
+    for (const auto& e : children_) out.push_back(e.get(self));
     return out;
 }
 

@@ -92,6 +92,10 @@ public:
     std::vector<std::pair<std::string, Link*>> namedlinks(bool skipself = false);
     // Direct children only.
     std::vector<Link*> children();
+    // The shared_ptrs holding the direct children, in registration order. They are copies, so
+    // each use_count() is one more than the holders'. For the Python bindings, which report the
+    // Python objects a link keeps alive to Python's garbage collector (python/src/gc_support.h).
+    std::vector<std::shared_ptr<Link>> child_ptrs() const;
     // This link's own parameters / persistents (not the children's), with their names.
     std::vector<std::pair<std::string, Parameter>> own_params() const;
     std::vector<std::pair<std::string, PersistentRef>> own_persistents();
@@ -160,7 +164,7 @@ protected:
     void register_link(const std::string& name, std::shared_ptr<C> D::*member, std::shared_ptr<C> link) {
         static_cast<D&>(*this).*member = std::move(link);
         add_child_entry(
-            name, [member](Link& self) -> Link* { return (static_cast<D&>(self).*member).get(); },
+            name, [member](Link& self) -> std::shared_ptr<Link> { return static_cast<D&>(self).*member; },
             [member](Link& self, std::shared_ptr<Link> copy) {
                 static_cast<D&>(self).*member = std::dynamic_pointer_cast<C>(std::move(copy));
             });
@@ -168,7 +172,7 @@ protected:
 
     using ParamGetter = std::function<Parameter&(Link&)>;
     using PersistentGetter = std::function<PersistentRef(Link&)>;
-    using ChildGetter = std::function<Link*(Link&)>;
+    using ChildGetter = std::function<std::shared_ptr<Link>(Link&)>;
     using ChildSetter = std::function<void(Link&, std::shared_ptr<Link>)>;
     void add_param_entry(const std::string& name, ParamGetter get);
     void add_persistent_entry(const std::string& name, PersistentGetter get);

@@ -69,6 +69,13 @@ const Trainer::Entry* Trainer::find_entry(const std::string& name) const {
     return it == extensions_.end() ? nullptr : &*it;
 }
 
+std::vector<ExtensionPtr> Trainer::extensions() const {
+    std::vector<ExtensionPtr> out;
+    out.reserve(extensions_.size());
+    for (const Entry& e : extensions_) out.push_back(e.extension);
+    return out;
+}
+
 Extension& Trainer::get_extension(const std::string& name) const {
     const Entry* entry = find_entry(name);
     if (entry == nullptr) {

@@ -56,6 +56,8 @@ public:
     Extension& get_extension(const std::string& name) const;
     template <class T>
     T& get_extension(const std::string& name) const;
+    // The registered extensions, in registration order (copies of the Trainer's pointers).
+    std::vector<ExtensionPtr> extensions() const;
 
     // The loop of Note [Trainer loop]. Throws what the updater or an extension threw (or,
     // after a clean loop, the first error of a finalize). ValueError when called twice.

@@ -1,5 +1,6 @@
 // rensa._core: the pybind11 extension behind the pure-Python package rensa (python/rensa).
 #include "python/src/bind.h"
+#include "python/src/gc_support.h"
 
 PYBIND11_MODULE(_core, m) {
     using namespace rensa::python;
@@ -18,4 +19,5 @@ PYBIND11_MODULE(_core, m) {
 #if RENSA_PY_WITH_MPI
     bind_distributed(m);
 #endif
+    gc_support::install(m);  // last: after every class is registered
 }

@@ -2,6 +2,7 @@
 // extensions, and Trainer (run with the GIL released, Ctrl-C checked once per iteration).
 #include <utility>
 
+#include "python/src/gc_support.h"
 #include "python/src/training.h"
 
 namespace rensa::python {
@@ -161,7 +162,9 @@ void bind_training_trainer(py::module_& t) {
     t.attr("PRIORITY_READER") = training::kPriorityReader;
 
     using PyExtension = PyExtensionT<Extension>;
-    py::classh<Extension, PyExtension>(t, "Extension", "chainer.training.Extension (subclass it in Python)")
+    // Both hold Python objects through C++ (See Note [Garbage collection through C++]).
+    py::classh<Extension, PyExtension>(t, "Extension", "chainer.training.Extension (subclass it in Python)",
+                                       py::custom_type_setup(&gc_support::enable_gc))
         .def(py::init<>())
         .def("__call__", &Extension::operator(), py::arg("trainer"))
         .def_property_readonly("default_name", &Extension::default_name)
@@ -186,7 +189,7 @@ void bind_training_trainer(py::module_& t) {
             py::arg("trainer") = py::none())
         .def("serialize", &Extension::serialize, py::arg("serializer"));
 
-    py::classh<Trainer>(t, "Trainer", "chainer.training.Trainer")
+    py::classh<Trainer>(t, "Trainer", "chainer.training.Trainer", py::custom_type_setup(&gc_support::enable_gc))
         .def(py::init([](py::object updater, py::object stop_trigger, std::string out, py::object extensions) {
                  TriggerArg stop = to_trigger_arg(stop_trigger);
                  training::TriggerPtr inner = stop.empty() ? std::make_shared<NeverTrigger>() : stop.get();

@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "python/src/data.h"
+#include "python/src/gc_support.h"
 #include "python/src/training.h"
 #include "training/updaters/standard_updater.h"
 
@@ -95,7 +96,9 @@ PyStandardUpdater& py_updater(StandardUpdater& self) {
 void bind_training_updaters(py::module_& t) {
     py::module_ m = t.def_submodule("updaters", "chainer.training.updaters");
 
-    py::classh<Updater>(t, "Updater", "chainer.training.Updater (bound C++ updaters)")
+    // Holds Python objects through C++ (See Note [Garbage collection through C++]).
+    py::classh<Updater>(t, "Updater", "chainer.training.Updater (bound C++ updaters)",
+                        py::custom_type_setup(&gc_support::enable_gc))
         .def("update", &Updater::update, py::call_guard<py::gil_scoped_release>())
         .def("get_optimizer", &Updater::get_optimizer, py::arg("name"), py::return_value_policy::reference_internal)
         .def("get_all_optimizers", &Updater::get_all_optimizers)
