@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "python/src/data_detail.h"
+#include "python/src/serializers.h"
 #include "serializers/serializer.h"
 #include "training/iterators/iterators.h"
 
@@ -59,7 +60,9 @@ public:
     void finalize() override { PYBIND11_OVERRIDE(void, Iterator, finalize, ); }
     void serialize(const serializers::Serializer& serializer) override {
         py::gil_scoped_acquire gil;
-        if (py::function fn = py::get_override(static_cast<const Iterator*>(this), "serialize")) fn(serializer);
+        if (py::function fn = py::get_override(static_cast<const Iterator*>(this), "serialize")) {
+            serialize_python(fn, serializer);  // See Note [Python loads in two passes]
+        }
     }
 
 private:
@@ -86,7 +89,7 @@ public:
     }
     void serialize(const serializers::Serializer& serializer) override {
         py::gil_scoped_acquire gil;
-        if (py::hasattr(fn_.get(), "serialize")) fn_.get().attr("serialize")(serializer);
+        if (py::hasattr(fn_.get(), "serialize")) serialize_python(fn_.get().attr("serialize"), serializer);
     }
 
 private:

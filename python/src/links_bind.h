@@ -7,6 +7,7 @@
 #include "links/initializer.h"
 #include "links/link.h"
 #include "python/src/bind.h"
+#include "python/src/serializers.h"
 #include "serializers/serializer.h"
 
 namespace rensa::python::links_detail {
@@ -73,7 +74,7 @@ public:
         {
             py::gil_scoped_acquire gil;
             if (py::function f = py::get_override(static_cast<const Base*>(this), "serialize")) {
-                f(py::cast(serializer, py::return_value_policy::reference));
+                serialize_python(f, serializer);  // See Note [Python loads in two passes]
                 return;
             }
         }

@@ -2,13 +2,16 @@
 // NpzDeserializer, and the Python side of the serialize protocol: a user object's
 // serialize(serializer) calls `x = serializer('key', x)` and `child.serialize(serializer['c'])`,
 // and C++ objects (Link, Optimizer, Trainer, ...) walk the same Serializer in C++.
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "core/error.h"
 #include "python/src/bind.h"
+#include "python/src/serializers.h"
 #include "serializers/npz.h"
 #include "serializers/serializer.h"
 
@@ -25,6 +28,70 @@ using serializers::SerializerBackend;
 bool is_instance_of_bound(const py::handle& obj, const std::type_info& type) {
     const auto* info = py::detail::get_type_info(type);
     return info != nullptr && PyObject_IsInstance(obj.ptr(), reinterpret_cast<PyObject*>(info->type)) == 1;
+}
+
+// A strong reference that C++ may copy and drop without the GIL (the backend's queue).
+std::shared_ptr<py::object> shared_object(py::object obj) {
+    return {new py::object(std::move(obj)), [](py::object* p) {
+                if (!Py_IsInitialized()) {
+                    (void)p->release();  // the interpreter is gone: nothing to decref
+                } else {
+                    py::gil_scoped_acquire gil;
+                    p->release().dec_ref();
+                }
+                delete p;
+            }};
+}
+
+// The commit pass's backend (See Note [Python loads in two passes]), one per load: the values
+// the check passes staged, by full key. C++ objects read nothing from it.
+class StagingBackend final : public SerializerBackend {
+public:
+    ~StagingBackend() override {
+        if (!Py_IsInitialized()) {
+            for (auto& [key, value] : staged_) (void)value.release();
+            return;
+        }
+        py::gil_scoped_acquire gil;
+        staged_.clear();
+    }
+    bool is_loading() const override { return true; }
+    void save(const std::string& key, const Array&) override {
+        RENSA_THROW(ValueError, "serializer: cannot save '", key, "' while loading");
+    }
+    std::optional<Array> load(const std::string&, Dtype, const std::optional<Shape>&) override { return std::nullopt; }
+    std::optional<std::string> load_string(const std::string&) override { return std::nullopt; }
+    void defer(std::function<void()>) override {}  // the check pass queued the C++ assignments
+
+    void stage(const std::string& key, py::object value) { staged_[key] = std::move(value); }
+    const py::object* staged(const std::string& key) const {
+        const auto it = staged_.find(key);
+        return it == staged_.end() ? nullptr : &it->second;
+    }
+
+    int checking = 0;                     // check passes running on this load
+    SerializerBackend* source = nullptr;  // the load's backend, while a commit pass runs
+
+private:
+    std::unordered_map<std::string, py::object> staged_;
+};
+
+// The load each backend is running, by backend; entries expire with the load's queue.
+std::unordered_map<const SerializerBackend*, std::weak_ptr<StagingBackend>>& loads() {
+    static auto* all = new std::unordered_map<const SerializerBackend*, std::weak_ptr<StagingBackend>>();
+    return *all;
+}
+
+std::shared_ptr<StagingBackend> staging_of(const SerializerBackend& backend, bool make) {
+    auto& all = loads();
+    if (const auto it = all.find(&backend); it != all.end()) {
+        if (auto staging = it->second.lock()) return staging;
+    }
+    if (!make) return nullptr;
+    std::erase_if(all, [](const auto& entry) { return entry.second.expired(); });
+    auto staging = std::make_shared<StagingBackend>();
+    all[&backend] = staging;
+    return staging;
 }
 
 // A loaded scalar, read now (not deferred): the Python protocol returns the value.
@@ -47,8 +114,10 @@ py::object scalar_call(const Serializer& s, const std::string& key, const py::ob
     return py::cast(stored->item<T>());
 }
 
-// serializer(key, value): Chainer's Serializer.__call__ / Deserializer.__call__.
-py::object serializer_call(const Serializer& s, const std::string& key, const py::object& value) {
+// serializer(key, value) at once: Chainer's Serializer.__call__ / Deserializer.__call__. Arrays
+// updated in place (numpy arrays, ndarrays, Variables) are queued on the backend, or assigned
+// now with `in_place_now` (a key first read in a commit pass, when the queue is running).
+py::object call_now(const Serializer& s, const std::string& key, const py::object& value, bool in_place_now) {
     if (value.is_none()) {
         if (!s.is_loading()) {
             s(key, Array{}, [](const Array&) {});
@@ -73,26 +142,57 @@ py::object serializer_call(const Serializer& s, const std::string& key, const py
     if (py::isinstance(value, np.attr("generic"))) {
         // numpy scalars come back as the same numpy type.
         const py::object item = value.attr("item")();
-        return py::type::of(value)(serializer_call(s, key, item));
+        return py::type::of(value)(call_now(s, key, item, in_place_now));
     }
-    if (is_instance_of_bound(value, typeid(Variable))) {
-        s(key, value.cast<const Variable&>().array());  // in place, like Chainer's param.data
+    const bool variable = is_instance_of_bound(value, typeid(Variable));
+    const Array array = variable ? value.cast<const Variable&>().array() : to_array(value);
+    const bool aliased = variable || py::isinstance<py::array>(value) || is_instance_of_bound(value, typeid(Array));
+    if (s.is_loading() && aliased && in_place_now) {
+        const std::optional<Array> stored = load_now(s, key, array.dtype(), array.shape());
+        if (stored) array.assign(stored->to_device(array.device()));
         return value;
     }
-    const Array array = to_array(value);
-    const bool aliased = py::isinstance<py::array>(value) || is_instance_of_bound(value, typeid(Array));
     if (!s.is_loading() || aliased) {
-        s(key, array);  // loading: copied into the array's memory once the walk passed
+        s(key, array);  // loading: copied into the array's memory once the walk passed (Chainer's param.data)
         return value;
     }
     const std::optional<Array> stored = load_now(s, key, array.dtype(), array.shape());
     return stored ? to_numpy(stored->astype(array.dtype())) : value;
 }
 
+// serializer(key, value): at once when saving or outside a load_npz walk, else the pass of
+// Note [Python loads in two passes] that is running.
+py::object serializer_call(const Serializer& s, const std::string& key, const py::object& value) {
+    if (!s.is_loading()) return call_now(s, key, value, false);
+    if (auto* staging = dynamic_cast<StagingBackend*>(&s.backend())) {  // a commit pass
+        if (const py::object* staged = staging->staged(s.key(key))) return *staged ? *staged : value;
+        if (staging->source == nullptr) return value;  // a serializer kept past its load
+        const std::shared_ptr<SerializerBackend> source{staging->source, [](SerializerBackend*) {}};
+        return call_now(Serializer{source, s.prefix()}, key, value, true);
+    }
+    const std::shared_ptr<StagingBackend> staging = staging_of(s.backend(), false);
+    if (staging == nullptr || staging->checking == 0) return call_now(s, key, value, false);
+    const py::object loaded = call_now(s, key, value, false);  // checks; throws as before
+    staging->stage(s.key(key), loaded.is(value) ? py::object() : loaded);
+    return value;
+}
+
+// A bound method or function of C++ (pybind11), not Python code.
+bool is_builtin(const py::handle& fn) {
+    PyObject* f = fn.ptr();
+    if (PyMethod_Check(f)) f = PyMethod_GET_FUNCTION(f);
+    return PyCFunction_Check(f) != 0;
+}
+
 void serialize_object(const py::object& obj, const Serializer& s) {
     RENSA_CHECK(py::hasattr(obj, "serialize"), ValueError, "serializers: ", py::repr(obj).cast<std::string>(),
                 " has no serialize(serializer) method");
-    obj.attr("serialize")(s);
+    const py::object fn = obj.attr("serialize");
+    if (is_builtin(fn)) {
+        fn(s);  // a C++ walk: the Python objects it reaches take the two passes themselves
+    } else {
+        serialize_python(fn, s);
+    }
 }
 
 // DictionarySerializer's backend: numpy arrays into a dict under the full keys.
@@ -179,6 +279,8 @@ public:
         for (const auto& assign : deferred_) assign();
         deferred_.clear();
     }
+    // After a failed walk: what it queued must not run with a later load's commit.
+    void discard() { deferred_.clear(); }
 
 private:
     std::optional<py::object> find(const std::string& key) const {
@@ -273,6 +375,39 @@ void load_npz(const py::object& file, const py::object& obj, const std::string& 
 
 }  // namespace
 
+void serialize_python(const py::object& serialize, const Serializer& serializer) {
+    if (!serializer.is_loading() || dynamic_cast<StagingBackend*>(&serializer.backend()) != nullptr) {
+        serialize(serializer);  // a save, or inside a commit pass
+        return;
+    }
+    SerializerBackend& backend = serializer.backend();
+    const std::shared_ptr<StagingBackend> staging = staging_of(backend, true);
+    if (staging->checking > 0) {
+        serialize(serializer);  // inside another check pass, whose commit pass comes back here
+        return;
+    }
+    ++staging->checking;
+    try {
+        serialize(serializer);
+    } catch (...) {
+        --staging->checking;
+        throw;
+    }
+    --staging->checking;
+    backend.defer([staging, fn = shared_object(serialize), prefix = serializer.prefix(), source = &backend] {
+        py::gil_scoped_acquire gil;
+        staging->source = source;
+        const Serializer commit{staging, prefix};
+        try {
+            (*fn)(commit);
+        } catch (...) {
+            staging->source = nullptr;
+            throw;
+        }
+        staging->source = nullptr;
+    });
+}
+
 void bind_serializers(py::module_& m) {
     using py::arg;
     py::module_ sm = m.def_submodule("serializers", "chainer.serializers");
@@ -303,7 +438,12 @@ void bind_serializers(py::module_& m) {
         .def(
             "load",
             [](const NpzDeserializer& s, const py::object& obj) {
-                serialize_object(obj, s);
+                try {
+                    serialize_object(obj, s);
+                } catch (...) {
+                    s.loader->discard();
+                    throw;
+                }
                 s.loader->commit();
             },
             arg("obj"));

@@ -10,6 +10,7 @@
 
 #include "core/reporter.h"
 #include "python/src/bind.h"
+#include "python/src/serializers.h"
 #include "training/extension.h"
 #include "training/trainer.h"
 #include "training/trigger.h"
@@ -195,7 +196,7 @@ public:
             py::gil_scoped_acquire gil;
             py::function f = py::get_override(static_cast<const Base*>(this), "serialize");
             if (f) {
-                f(serializer);
+                serialize_python(f, serializer);  // See Note [Python loads in two passes]
                 return;
             }
         }

@@ -78,7 +78,7 @@ ext::SnapshotTarget snapshot_target(py::handle obj) {
     PyRef target = make_py_ref(py::reinterpret_borrow<py::object>(obj));
     return [target](const serializers::Serializer& s) {
         py::gil_scoped_acquire gil;
-        target->attr("serialize")(s);
+        serialize_python(target->attr("serialize"), s);
     };
 }
 

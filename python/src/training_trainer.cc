@@ -58,7 +58,7 @@ public:
     void serialize(const serializers::Serializer& serializer) override {
         py::gil_scoped_acquire gil;
         py::object f = attr("serialize");
-        if (!f.is_none()) f(serializer);
+        if (!f.is_none()) serialize_python(f, serializer);
     }
     const py::object& function() const { return *fn_; }
 

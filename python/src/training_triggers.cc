@@ -23,7 +23,7 @@ public:
     }
     void serialize(const serializers::Serializer& serializer) override {
         py::gil_scoped_acquire gil;
-        if (py::hasattr(*fn_, "serialize")) fn_->attr("serialize")(serializer);
+        if (py::hasattr(*fn_, "serialize")) serialize_python(fn_->attr("serialize"), serializer);
     }
     std::optional<std::pair<int64_t, std::string>> get_training_length() const override {
         py::gil_scoped_acquire gil;

@@ -57,7 +57,7 @@ public:
             py::gil_scoped_acquire gil;
             py::function f = py::get_override(static_cast<const StandardUpdater*>(this), "serialize");
             if (f) {
-                f(serializer);
+                serialize_python(f, serializer);  // See Note [Python loads in two passes]
                 return;
             }
         }

@@ -297,3 +297,163 @@ except Exception as e:
     assert ' True ' in out.stdout, out.stdout
     for part in ("key 'W'", '(262144, 1024)', '(4, 3)'):
         assert part in out.stdout, out.stdout
+
+
+# --- A failed load changes no Python attribute (issue 20, item 5) ---------------------------
+
+class Staged(object):
+    """Chainer's protocol, ending with a key ('last') that the test's file lacks."""
+
+    def __init__(self, seed):
+        self.count = 7
+        self.label = 'seven'
+        self.rate = 0.5
+        self.f32 = np.float32(1.5)
+        self.table = None
+        self.grid = [1.0, 2.0]
+        self.link = Net(seed)
+        self.last = 0
+
+    def serialize(self, serializer):
+        self.count = serializer('count', self.count)
+        self.label = serializer('label', self.label)
+        self.rate = serializer('rate', self.rate)
+        self.f32 = serializer('f32', self.f32)
+        self.table = serializer('table', self.table)
+        self.grid = serializer('grid', self.grid)
+        self.link.serialize(serializer['link'])
+        self.last = serializer('last', self.last)
+
+
+def staged_file(path):
+    values = {'link/' + k: v for k, v in arrays(Net(3)).items()}
+    np.savez(path, count=8, label='eight', rate=0.25, f32=np.float32(2.5), table=np.ones((2, 2)),
+             grid=np.array([3.0, 4.0]), **values)
+    return values
+
+
+def test_failed_load_changes_no_python_attribute(tmp_path):
+    values = staged_file(tmp_path / 'staged.npz')
+    obj = Staged(0)
+    before = arrays(obj.link)
+    with pytest.raises(KeyError, match='last'):
+        serializers.load_npz(tmp_path / 'staged.npz', obj)
+    assert (obj.count, obj.label, obj.rate, obj.f32) == (7, 'seven', 0.5, 1.5)
+    assert obj.table is None and obj.grid == [1.0, 2.0]
+    for key, value in before.items():
+        np.testing.assert_array_equal(arrays(obj.link)[key], value)
+    # The same walk with the key allowed to be absent assigns everything.
+    serializers.load_npz(tmp_path / 'staged.npz', obj, strict=False)
+    assert (obj.count, obj.label, obj.rate, obj.last) == (8, 'eight', 0.25, 0)
+    assert type(obj.f32) is np.float32 and obj.f32 == 2.5
+    np.testing.assert_array_equal(obj.table, np.ones((2, 2)))
+    np.testing.assert_array_equal(obj.grid, [3.0, 4.0])
+    for key, value in values.items():
+        np.testing.assert_array_equal(arrays(obj.link)[key[len('link/'):]], value)
+
+
+class Rate(object):
+    def __init__(self):
+        self.rate = 0.0
+
+    def serialize(self, serializer):
+        self.rate = serializer('rate', self.rate)
+
+
+def test_failed_npz_deserializer_load_queues_nothing(tmp_path):
+    staged_file(tmp_path / 'staged.npz')
+    obj = Staged(0)
+    before = arrays(obj.link)
+    with np.load(tmp_path / 'staged.npz') as npz:
+        d = serializers.NpzDeserializer(dict(npz))
+    with pytest.raises(KeyError, match='last'):
+        d.load(obj)
+    rate = Rate()
+    d.load(rate)  # commits: what the failed load queued must not run now
+    assert rate.rate == 0.25
+    assert (obj.count, obj.label) == (7, 'seven')
+    for key, value in before.items():
+        np.testing.assert_array_equal(arrays(obj.link)[key], value)
+
+
+class Scaled(rensa.Chain):
+    """A link with its own serialize() below a C++ walk."""
+
+    def __init__(self):
+        super(Scaled, self).__init__()
+        with self.init_scope():
+            self.l = L.Linear(2, 2)
+        self.scale = 1.0
+        self.steps = 3
+
+    def serialize(self, serializer):
+        super(Scaled, self).serialize(serializer)
+        self.scale = serializer('scale', self.scale)
+        self.steps = serializer('steps', self.steps)
+
+
+class Outer(rensa.Chain):
+    def __init__(self):
+        super(Outer, self).__init__()
+        with self.init_scope():
+            self.inner = Scaled()
+            self.tail = L.Linear(2, 2)
+
+
+def test_failed_load_through_links_changes_nothing(tmp_path):
+    src = Outer()
+    src.inner.scale, src.inner.steps = 2.0, 9
+    src.inner.l.W.array[...] = 5
+    serializers.save_npz(tmp_path / 'outer.npz', src)
+    with np.load(tmp_path / 'outer.npz') as npz:
+        values = dict(npz)
+    del values['tail/b']
+    np.savez(tmp_path / 'part.npz', **values)
+    dst = Outer()
+    w = dst.inner.l.W.array.copy()
+    with pytest.raises(KeyError, match='tail/b'):
+        serializers.load_npz(tmp_path / 'part.npz', dst)
+    assert (dst.inner.scale, dst.inner.steps) == (1.0, 3)
+    np.testing.assert_array_equal(dst.inner.l.W.array, w)
+    serializers.load_npz(tmp_path / 'outer.npz', dst)
+    assert (dst.inner.scale, dst.inner.steps) == (2.0, 9)
+    np.testing.assert_array_equal(dst.inner.l.W.array, src.inner.l.W.array)
+
+
+def test_failed_trainer_load_changes_no_python_extension():
+    from rensa import training
+
+    class Ext(training.Extension):
+        def __init__(self):
+            self.count = 7
+
+        def __call__(self, trainer):
+            pass
+
+        def serialize(self, serializer):
+            self.count = serializer('count', self.count)
+            self.note = serializer('note', getattr(self, 'note', ''))
+
+    def make():
+        opt = optimizers.SGD()
+        opt.setup(Net(0))
+        dataset = rensa.datasets.TupleDataset(np.zeros((4, 3), np.float32))
+        it = rensa.iterators.SerialIterator(dataset, 2)
+        updater = training.updaters.StandardUpdater(it, opt)
+        trainer = training.Trainer(updater, (1, 'epoch'), out='unused')
+        ext = Ext()
+        trainer.extend(ext, name='ext')
+        return trainer, ext
+
+    trainer, ext = make()
+    ext.count, ext.note = 8, 'eight'
+    saved = serializers.DictionarySerializer()
+    saved.save(trainer)
+    target = dict(saved.target)
+    del target['extensions/ext/note']
+    trainer, ext = make()
+    with pytest.raises(KeyError, match='extensions/ext/note'):
+        serializers.NpzDeserializer(target).load(trainer)
+    assert ext.count == 7
+    serializers.NpzDeserializer(saved.target).load(trainer)
+    assert (ext.count, ext.note) == (8, 'eight')
