@@ -1,7 +1,9 @@
 """rensa.cuda (chainer.backends.cuda): CUDA availability, devices, transfers and memory.
 
 Without a CUDA build (or a GPU) ``available`` is False and to_gpu raises a clear error.
-The CUDA backend is installed when rensa._core is imported (nothing happens without a GPU).
+The CUDA libraries are loaded the first time a CUDA device is used (``available``,
+``device_count()``, a ``cuda:0`` device, ...), never by ``import rensa`` (Note [Lazy CUDA],
+python/src/core_cuda.cc).
 """
 from rensa import _core
 from rensa import backend
@@ -15,8 +17,6 @@ _cuda = _core.cuda
 
 #: Whether rensa was built with the CUDA backend (with or without a GPU present).
 built = bool(_cuda.built)
-available = _cuda.device_count() > 0
-cudnn_enabled = available and bool(_core.runtime_info()['cudnn'])
 get_array_module = backend.get_array_module
 get_device_from_array = backend.get_device_from_array
 to_cpu = backend.to_cpu
@@ -51,9 +51,26 @@ class _DummyDeviceType(object):
 DummyDevice = _DummyDeviceType()
 
 
+def _available():
+    return _cuda.device_count() > 0
+
+
+def __getattr__(name):
+    # ``available`` (a GPU is usable) and ``cudnn_enabled``: module attributes as in Chainer,
+    # computed on first access since they load the CUDA libraries.
+    if name == 'available':
+        value = _available()
+    elif name == 'cudnn_enabled':
+        value = _available() and built
+    else:
+        raise AttributeError('module {!r} has no attribute {!r}'.format(__name__, name))
+    globals()[name] = value
+    return value
+
+
 def check_cuda_available():
     """Raises RuntimeError when rensa has no CUDA device."""
-    if not available:
+    if not _available():
         raise RuntimeError(
             'CUDA environment is not correctly set up: rensa was built without CUDA '
             'or no GPU is visible (see rensa.print_runtime_info())')
@@ -113,7 +130,7 @@ class _MemoryPool(object):
     of every GPU. Without a GPU every count is 0."""
 
     def _devices(self):
-        return range(device_count()) if available else range(0)
+        return range(device_count()) if _available() else range(0)
 
     def used_bytes(self):
         return sum(_cuda.memory_stats(d)['allocated_bytes'] for d in self._devices())
@@ -133,7 +150,7 @@ class _PinnedMemoryPool(object):
     """The shape of cupy's PinnedMemoryPool (``cuda.pinned_memory_pool``)."""
 
     def _stats(self):
-        return _cuda.memory_stats(0) if available else {}
+        return _cuda.memory_stats(0) if _available() else {}
 
     def used_bytes(self):
         return self._stats().get('pinned_bytes_in_use', 0)
@@ -145,7 +162,7 @@ class _PinnedMemoryPool(object):
         return self.used_bytes() + self.free_bytes()
 
     def free_all_blocks(self):
-        if available:
+        if _available():
             _cuda.empty_cache(0)
 
 

@@ -1,7 +1,10 @@
 #pragma once
 // Shared by the bind files of rensa._core (python/src). Each module of DESIGN.md has its
 // bind file(s) `<module>_bind*.cc` defining one entry point below; module.cc calls the
-// entry points in layer order, so a type is registered before a later file uses it.
+// entry points in layer order, so a type is registered before a later file uses it. The
+// distributed module (distributed_*.cc) and the CUDA runtime (cuda_*.cc) are extensions of
+// their own, rensa._distributed and rensa._cuda (Note [Lazy native libraries],
+// python/CMakeLists.txt).
 //
 // Holders: value handles (Array, Variable, Parameter, Device, Scalar-like values) use
 // py::class_ with the default holder; every polymorphic class C++ holds by shared_ptr
@@ -33,7 +36,6 @@ void bind_optimizers(py::module_& m);    // optimizers_bind*.cc: submodules "opt
 void bind_serializers(py::module_& m);   // serializers_bind*.cc: submodule "serializers"
 void bind_data(py::module_& m);          // data_bind*.cc: datasets, DatasetMixin, Iterator, iterators, converters
 void bind_training(py::module_& m);      // training_bind*.cc: Trainer, updaters, triggers, extensions
-void bind_distributed(py::module_& m);   // distributed_bind*.cc (built only with MPI): submodule "distributed"
 void bind_runtime_info(py::module_& m);  // core_bind*.cc: runtime_info() -> dict, for print_runtime_info
 
 // --- Conversions (convert.cc) --------------------------------------------------------------

@@ -7,10 +7,6 @@
 #include "python/src/bind.h"
 #include "python/src/core_cuda.h"
 
-#if RENSA_PY_WITH_MPI
-#include <mpi.h>
-#endif
-
 namespace rensa::python {
 namespace {
 
@@ -20,24 +16,21 @@ int cuda_device_count() {
     return context.backend(DeviceKind::kCuda).device_count();
 }
 
-// The MPI library's own version line (callable before MPI_Init), or "" without MPI.
+// The MPI library's own version line once rensa.distributed loaded it (rensa._distributed),
+// else what configure found: a report loads no MPI (Note [Lazy native libraries]). "" without MPI.
 std::string mpi_version() {
-#if RENSA_PY_WITH_MPI
-    char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-    int length = 0;
-    if (MPI_Get_library_version(text, &length) != MPI_SUCCESS) return "unknown";
-    std::string out(text, static_cast<size_t>(length));
-    const auto end = out.find_first_of("\n\r");
-    return end == std::string::npos ? out : out.substr(0, end);
-#else
-    return "";
-#endif
+    if (!RENSA_PY_WITH_MPI) return "";
+    const py::dict modules = py::module_::import("sys").attr("modules");
+    if (modules.contains("rensa._distributed")) {
+        return modules["rensa._distributed"].attr("mpi_version")().cast<std::string>();
+    }
+    return RENSA_PY_MPI_CONFIGURED;
 }
 
 }  // namespace
 
 void bind_runtime_info(py::module_& m) {
-    bind_cuda(m);  // first: installs the CUDA backend, so cuda_device_count() below sees it
+    bind_cuda(m);  // first: installs the CUDA backend's stand-in, which cuda_device_count() below asks
     m.def("cuda_device_count", &cuda_device_count, "Number of CUDA devices rensa can use (0 without CUDA).");
     m.def("runtime_info", [] {
         py::dict info;

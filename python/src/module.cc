@@ -16,8 +16,5 @@ PYBIND11_MODULE(_core, m) {
     bind_serializers(m);
     bind_data(m);
     bind_training(m);
-#if RENSA_PY_WITH_MPI
-    bind_distributed(m);
-#endif
     gc_support::install(m);  // last: after every class is registered
 }

@@ -13,7 +13,6 @@ RENSA_PY_WEAK_ENTRY(bind_optimizers)
 RENSA_PY_WEAK_ENTRY(bind_serializers)
 RENSA_PY_WEAK_ENTRY(bind_data)
 RENSA_PY_WEAK_ENTRY(bind_training)
-RENSA_PY_WEAK_ENTRY(bind_distributed)
 #undef RENSA_PY_WEAK_ENTRY
 // rensa.functions imports rensa._core.functions, so the fallback still makes the submodule.
 __attribute__((weak)) void bind_functions_a(py::module_& m) { m.def_submodule("functions"); }

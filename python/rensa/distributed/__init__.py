@@ -1,8 +1,9 @@
 """rensa.distributed: chainermn's API over rensa's MPI communicators.
 
 A ChainerMN script runs after ``import chainermn`` becomes
-``import rensa.distributed as chainermn``. MPI starts when the first communicator
-is created (never at import). Run the script under ``mpiexec -n N``.
+``import rensa.distributed as chainermn``. This import loads the MPI library (the
+extension rensa._distributed; ``import rensa`` alone does not), and MPI starts when the first
+communicator is created. Run the script under ``mpiexec -n N``.
 """
 import functools
 import operator
@@ -11,17 +12,17 @@ import pickle
 import numpy
 
 try:
-    from rensa._core import distributed as _d
+    from rensa import _distributed as _d
 except ImportError as e:  # pragma: no cover - a build without MPI
     raise ImportError('rensa.distributed needs rensa built with MPI (MPICH was not found at '
                       'configure time)') from e
 
-from rensa._core.distributed import CommunicatorBase  # noqa: F401
-from rensa._core.distributed import MpiError  # noqa: F401
-from rensa._core.distributed import create_communicator  # noqa: F401
-from rensa._core.distributed import create_multi_node_evaluator  # noqa: F401
-from rensa._core.distributed import create_multi_node_optimizer  # noqa: F401
-from rensa._core.distributed import scatter_index  # noqa: F401
+from rensa._distributed import CommunicatorBase  # noqa: F401
+from rensa._distributed import MpiError  # noqa: F401
+from rensa._distributed import create_communicator  # noqa: F401
+from rensa._distributed import create_multi_node_evaluator  # noqa: F401
+from rensa._distributed import create_multi_node_optimizer  # noqa: F401
+from rensa._distributed import scatter_index  # noqa: F401
 
 from rensa.distributed import extensions  # noqa: F401,E402
 from rensa.distributed import functions  # noqa: F401,E402

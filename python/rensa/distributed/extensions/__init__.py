@@ -1,8 +1,8 @@
 """rensa.distributed.extensions (chainermn.extensions)."""
-from rensa._core.distributed import AllreducePersistent  # noqa: F401
-from rensa._core.distributed import MultiNodeEarlyStoppingTrigger  # noqa: F401
-from rensa._core.distributed import allreduce_persistent  # noqa: F401
-from rensa._core.distributed import create_multi_node_checkpointer  # noqa: F401
+from rensa._distributed import AllreducePersistent  # noqa: F401
+from rensa._distributed import MultiNodeEarlyStoppingTrigger  # noqa: F401
+from rensa._distributed import allreduce_persistent  # noqa: F401
+from rensa._distributed import create_multi_node_checkpointer  # noqa: F401
 
 __all__ = ['AllreducePersistent', 'MultiNodeEarlyStoppingTrigger', 'allreduce_persistent',
            'create_multi_node_checkpointer']

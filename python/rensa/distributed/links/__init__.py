@@ -1,5 +1,5 @@
 """rensa.distributed.links (chainermn.links): MultiNodeChainList, MultiNodeBatchNormalization."""
-from rensa._core.distributed.links import MultiNodeBatchNormalization  # noqa: F401
-from rensa._core.distributed.links import MultiNodeChainList  # noqa: F401
+from rensa._distributed.links import MultiNodeBatchNormalization  # noqa: F401
+from rensa._distributed.links import MultiNodeChainList  # noqa: F401
 
 __all__ = ['MultiNodeChainList', 'MultiNodeBatchNormalization']
