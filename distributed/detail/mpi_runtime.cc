@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "distributed/communicator.h"
+#include "distributed/detail/exit_guard.h"
 #include "distributed/detail/faults.h"
 #include "distributed/detail/runtime_internal.h"
 #include "distributed/detail/watchdog.h"
@@ -55,6 +56,7 @@ void finalize_at_exit() {
         return;
     }
     watchdog::exit_notice_and_stop();
+    mark_exit(ExitMark::kClean);  // every rank has ended: see Note [Exit guard]
     free_mpi_types();
     MPI_Finalize();
 }
@@ -67,6 +69,7 @@ void stop_at_exit() { watchdog::stop(); }
 // protocol does not run here: MPI calls from this callback make MPICH 4.0's MPI_Finalize fail now
 // and then on a mutex still held, "pthread_mutex_destroy: Device or resource busy".)
 int on_finalize(MPI_Comm, int, void*, void*) {
+    mark_exit(ExitMark::kClean);
     watchdog::stop();
     free_mpi_types();
     return MPI_SUCCESS;
@@ -113,6 +116,7 @@ void ensure_initialized() {
     init_mpi_locked();
     init_mpi_types();
     install_fault_handlers(cached_rank);
+    start_exit_guard(cached_rank, cached_size);
     watchdog::start();
     hook_finalize();
     std::atexit(owns_mpi ? finalize_at_exit : stop_at_exit);
@@ -166,6 +170,7 @@ void abort_job(const std::string& message) {
 }
 
 void abort_world() {
+    mark_exit(ExitMark::kReported);
     if (mpi_alive()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         MPI_Abort(MPI_COMM_WORLD, 1);

@@ -20,7 +20,10 @@
 // (and then waits for them to exit too, as MPI_Finalize would: Note [Watchdog protocol]);
 // a rank waiting for it in a later operation prints "rank R exited ..." and aborts.
 // (3) An uncaught exception or a fatal signal prints the rank and the cause, then aborts
-// the job. mpiexec then ends every process with a non-zero status.
+// the job. (4) A rank that ends without rensa's exit (_exit, os._exit, SIGKILL, any signal
+// rensa does not handle) is named by its watcher process, which fails the job even when the
+// rank's status was 0 (Note [Exit guard] in exit_guard.cc). mpiexec then ends every process
+// with a non-zero status.
 
 #include <mpi.h>
 

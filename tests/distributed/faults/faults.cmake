@@ -62,6 +62,24 @@ rensa_fault_case("external MPI np=2" external 2 0 30 FORBID "rensa:" "watchdog" 
 rensa_fault_case("external MPI without threads np=2" external_single 2 4 30
                  EXPECT "^rank 1 caught: MPI initialisation: rensa needs MPI_THREAD_MULTIPLE")
 rensa_fault_case("exit1" exit1 2 nonzero 30 EXPECT "rensa: rank 0: ${exited}")
+# A rank that ends without rensa's exit (issue 20, item 2): its watcher names it and the job fails, even
+# after _exit(0) (Note [Exit guard] in distributed/detail/exit_guard.cc). The watcher reads the status
+# unless mpiexec reaped the rank first (then its line says "ended"). A signal rensa handles (SIGSEGV,
+# SIGTERM, ...) is named once, by the rank itself.
+set(early "pid [0-9]+, before the other ranks finished")
+set(ended "ended, ${early}, without rensa's exit .mpiexec reaped it")
+foreach(np IN ITEMS 2 3)
+  rensa_fault_case("_exit0 np=${np}" _exit0 ${np} 1 30
+                   EXPECT "^rensa: rank 1: (exited with status 0, ${early}, without rensa's exit|${ended})")
+endforeach()
+rensa_fault_case("_exit0 np=3 network" _exit0 3 1 30 ENV ${RENSA_TEST_NETWORK_ENV}
+                 EXPECT "^rensa: rank 1: (exited with status 0, ${early}, without rensa's exit|${ended})")
+rensa_fault_case("_exit1" _exit1 2 nonzero 30 EXPECT "^rensa: rank 1: (exited with status 1, ${early}$|${ended})")
+rensa_fault_case("sigkill" sigkill 2 nonzero 30 EXPECT "^rensa: rank 1: (killed by signal 9 .SIGKILL., ${early}$|${ended})")
+rensa_fault_case("sigterm np=3" sigterm 3 nonzero 30 EXPECT "^rensa: rank 1: killed by signal 15, pid [0-9]+$"
+                 FORBID "${early}")
+rensa_fault_case("segfault named once" segfault 2 nonzero 30 EXPECT "^rensa: rank 1: killed by signal 11, pid [0-9]+$"
+                 FORBID "${early}")
 rensa_fault_case("uncaught exception" exception 2 nonzero 30 EXPECT "rensa: rank 1: uncaught exception: boom on rank 1")
 rensa_fault_case("unresponsive rank" freeze 2 nonzero 15 ENV RENSA_WATCHDOG_TIMEOUT=5
                  EXPECT "rensa: rank 0: watchdog: allreduce #5 .* did not answer .unresponsive.: 1")

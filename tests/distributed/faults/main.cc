@@ -1,7 +1,8 @@
 // rensa_fault_prog MODE: a small MPI job (guarded MPI_Allreduce calls on a world handle)
 // in which rank 1 misbehaves at operation kFaultAt, for the fault tests (run_fault.py).
-// Modes: clean, late_exit, recv_stall, recv_exit, segfault, exit1, exit0, exception, stall, freeze, mismatch, and
-// external / external_single (the program initialises and finalises MPI itself).
+// Modes: clean, late_exit, recv_stall, recv_exit, segfault, exit1, exit0, _exit0, _exit1 (C's _exit: no atexit, no
+// exit protocol), sigkill, sigterm, exception, stall, freeze, mismatch (debug mode), and external / external_single
+// (the program initialises and finalises MPI itself).
 #include <mpi.h>
 #include <unistd.h>
 
@@ -38,6 +39,10 @@ void misbehave(const std::string& mode) {
     if (mode == "segfault") std::raise(SIGSEGV);
     if (mode == "exit1") std::exit(1);
     if (mode == "exit0") std::exit(0);
+    if (mode == "_exit0") ::_exit(0);
+    if (mode == "_exit1") ::_exit(1);
+    if (mode == "sigkill") std::raise(SIGKILL);
+    if (mode == "sigterm") std::raise(SIGTERM);
     if (mode == "exception") throw std::runtime_error("boom on rank 1");
     if (mode == "stall") {
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
