@@ -9,7 +9,10 @@
 //
 // Every collective must be called by every rank of the communicator, in the same order
 // (see Note [Collective order] in distributed/detail/mpi_runtime.h); a rank that dies or
-// stalls ends the job with an error naming it and the collective, never a hang.
+// stalls ends the job with an error naming it and the collective, never a hang. Ranks that
+// call different collectives (operation, dtype, element count, root or reduction) all raise
+// MpiError naming both calls (Note [Signature check] in distributed/detail/signature_check.cc;
+// array and object level of the MPI communicators, not NCCL's CUDA paths).
 //
 // Communicator objects are shared between the optimizer, evaluator and user code through
 // CommunicatorPtr. They are not thread-safe: call them from one thread.
@@ -48,7 +51,8 @@ struct CommunicatorOptions {
     std::optional<Dtype> allreduce_grad_dtype = std::nullopt;
     // Debug mode: before each collective every rank checks that all ranks call the same
     // operation with the same shapes and dtypes (MpiError on every rank naming both sides
-    // and the disagreeing rank). Also switched on by RENSA_DISTRIBUTED_DEBUG=1.
+    // and the disagreeing rank), one extra round trip each; the always-on check compares
+    // element counts, not shapes. Also switched on by RENSA_DISTRIBUTED_DEBUG=1.
     bool debug = false;
 };
 
@@ -91,7 +95,9 @@ public:
     // communicators also take contiguous CUDA buffers.
     virtual void allreduce_inplace(const Array& buffer, ReduceOp op = ReduceOp::kSum) = 0;
     // Non-blocking allreduce_inplace: `buffer` must stay alive and untouched until the
-    // request finished. Requests finish in the order they were started.
+    // request finished. Requests finish in the order they were started. Only the first call on
+    // a communicator waits for the other ranks to start theirs (it makes the MPI communicator
+    // the data travel on: Note [Checked iallreduce] in distributed/communicators/detail/iallreduce.cc).
     [[nodiscard]] virtual std::unique_ptr<Request> iallreduce_inplace(const Array& buffer,
                                                                       ReduceOp op = ReduceOp::kSum) = 0;
     // Root's x to every rank (shape and dtype travel too; x may be undefined elsewhere).

@@ -1,12 +1,15 @@
 #include "distributed/communicators/mpi_communicator_base.h"
 
 #include <array>
+#include <cstring>
 
 #include "core/ops/elementwise.h"
 #include "distributed/communicators/detail/array_codec.h"
+#include "distributed/communicators/detail/iallreduce.h"
 #include "distributed/communicators/detail/mpi_chunks.h"
 #include "distributed/communicators/detail/reduce_ops.h"
 #include "distributed/detail/grad_buckets.h"
+#include "distributed/detail/signature_check.h"
 
 namespace rensa::distributed {
 namespace {
@@ -16,62 +19,6 @@ using detail::check_reducible;
 using detail::divide_inplace;
 using detail::mpi_reduce;
 using detail::OpGuard;
-
-// The non-blocking allreduce: one MPI_Iallreduce per chunk; the guard lives until finished.
-class MpiRequest : public Request {
-public:
-    MpiRequest(std::shared_ptr<detail::CommHandle> handle, Array buffer, ReduceOp op)
-        : handle_{std::move(handle)}, buffer_{std::move(buffer)}, op_{op} {
-        guard_ = std::make_unique<OpGuard>(
-            *handle_, CallSignature{.op = "iallreduce", .dtype = buffer_.dtype(), .shape = buffer_.shape()});
-        const MPI_Datatype type = detail::mpi_datatype(buffer_.dtype());
-        const MPI_Op mpi_op = detail::mpi_op(mpi_reduce(op), buffer_.dtype());
-        const int64_t step = detail::chunk_elements(buffer_.itemsize());
-        auto* bytes = static_cast<char*>(buffer_.raw_data());
-        for (int64_t begin = 0; begin < buffer_.size(); begin += step) {
-            const int n = static_cast<int>(std::min(step, buffer_.size() - begin));
-            requests_.push_back(MPI_REQUEST_NULL);
-            detail::check_mpi(MPI_Iallreduce(MPI_IN_PLACE, bytes + begin * buffer_.itemsize(), n, type, mpi_op,
-                                             handle_->comm(), &requests_.back()),
-                              "MPI_Iallreduce");
-        }
-    }
-    ~MpiRequest() override {
-        if (done_) return;
-        try {
-            wait();
-        } catch (const std::exception& e) {
-            detail::abort_job(std::string("iallreduce: ") + e.what());
-        }
-    }
-    void wait() override {
-        if (done_) return;
-        detail::check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
-                          "MPI_Waitall");
-        finish();
-    }
-    bool test() override {
-        if (done_) return true;
-        int flag = 0;
-        detail::check_mpi(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE),
-                          "MPI_Testall");
-        if (flag != 0) finish();
-        return done_;
-    }
-
-private:
-    void finish() {
-        done_ = true;
-        guard_.reset();
-        if (op_ == ReduceOp::kMean) divide_inplace(buffer_, handle_->size());
-    }
-    std::shared_ptr<detail::CommHandle> handle_;
-    Array buffer_;
-    ReduceOp op_;
-    std::unique_ptr<OpGuard> guard_;
-    std::vector<MPI_Request> requests_;
-    bool done_ = false;
-};
 
 std::vector<Array> decode_all(const std::vector<std::string>& blocks, Device device) {
     std::vector<Array> out;
@@ -113,13 +60,33 @@ void MpiCommunicatorBase::allreduce_raw(const Array& buffer, ReduceOp op, const 
     if (op == ReduceOp::kMean) divide_inplace(buffer, size_);
 }
 
+// See Note [Signature check].
+void MpiCommunicatorBase::checked_allreduce(const OpGuard& guard, const CallSignature& signature, const Array& buffer,
+                                            ReduceOp op, const Array& input) const {
+    if (!detail::signature_check_enabled() || size_ == 1) return allreduce_raw(buffer, op, input);
+    detail::Envelope envelope = detail::make_envelope(signature);
+    const Array& source = input.defined() ? input : buffer;
+    const bool inline_data =
+        detail::put_inline(envelope, source.raw_data(), buffer.dtype(), buffer.size(), mpi_reduce(op));
+    detail::exchange_envelope(*handle_, guard.sequence(), signature, envelope);
+    if (!inline_data) return allreduce_raw(buffer, op, input);
+    std::memcpy(buffer.raw_data(), envelope.payload, static_cast<size_t>(buffer.nbytes()));
+    if (op == ReduceOp::kMean) divide_inplace(buffer, size_);
+}
+
+void MpiCommunicatorBase::check_call(const OpGuard& guard, const CallSignature& signature) const {
+    detail::check_signature(*handle_, guard.sequence(), signature);
+}
+
 Array MpiCommunicatorBase::allreduce(const Array& x, ReduceOp op) {
     check_reducible(x, op, "allreduce");
-    OpGuard guard{*handle_, {.op = "allreduce", .dtype = x.dtype(), .shape = x.shape()}};
+    const CallSignature signature{
+        .op = "allreduce", .dtype = x.dtype(), .shape = x.shape(), .reduce = static_cast<int>(op)};
+    const OpGuard guard{*handle_, signature};
     // Reduces from the input into a new array: no copy of x when it is contiguous and native.
     const Array input = detail::host_contiguous(x);
     const Array buffer = Array::empty(x.shape(), x.dtype(), Device::native());
-    allreduce_raw(buffer, op, input);
+    checked_allreduce(guard, signature, buffer, op, input);
     return buffer.to_device(x.device());
 }
 
@@ -128,8 +95,10 @@ void MpiCommunicatorBase::allreduce_inplace(const Array& buffer, ReduceOp op) {
     RENSA_CHECK(buffer.device() == Device::native() && buffer.is_contiguous(), ValueError,
                 "allreduce_inplace: the buffer must be contiguous and native, got ", buffer.device(),
                 buffer.is_contiguous() ? " contiguous" : " non-contiguous");
-    OpGuard guard{*handle_, {.op = "allreduce_inplace", .dtype = buffer.dtype(), .shape = buffer.shape()}};
-    allreduce_raw(buffer, op);
+    const CallSignature signature{
+        .op = "allreduce_inplace", .dtype = buffer.dtype(), .shape = buffer.shape(), .reduce = static_cast<int>(op)};
+    const OpGuard guard{*handle_, signature};
+    checked_allreduce(guard, signature, buffer, op);
 }
 
 std::unique_ptr<Request> MpiCommunicatorBase::iallreduce_inplace(const Array& buffer, ReduceOp op) {
@@ -137,7 +106,7 @@ std::unique_ptr<Request> MpiCommunicatorBase::iallreduce_inplace(const Array& bu
     RENSA_CHECK(buffer.device() == Device::native() && buffer.is_contiguous(), ValueError,
                 "iallreduce_inplace: the buffer must be contiguous and native, got ", buffer.device(),
                 buffer.is_contiguous() ? " contiguous" : " non-contiguous");
-    return std::make_unique<MpiRequest>(handle_, buffer, op);
+    return detail::start_iallreduce(handle_, iallreduce_lane_, buffer, op);
 }
 
 Array MpiCommunicatorBase::bcast(const Array& x, int root) {
@@ -152,7 +121,9 @@ Array MpiCommunicatorBase::bcast(const Array& x, int root) {
             root_error = e.what();
         }
     }
-    OpGuard guard{*handle_, {.op = "bcast", .root = root}};
+    const CallSignature signature{.op = "bcast", .root = root};
+    const OpGuard guard{*handle_, signature};
+    check_call(guard, signature);
     detail::check_mpi(MPI_Bcast(header.data(), static_cast<int>(header.size()), MPI_INT64_T, root, handle_->comm()),
                       "MPI_Bcast");
     RENSA_CHECK(header[1] != -1, ValueError, "bcast: the root (rank ", root, ") passed an undefined array");
@@ -169,13 +140,17 @@ Array MpiCommunicatorBase::bcast(const Array& x, int root) {
 std::vector<Array> MpiCommunicatorBase::gather(const Array& x, int root) {
     check_rank(root, "gather", "root");
     const std::string block = detail::encode_array(x, "gather");
-    OpGuard guard{*handle_, {.op = "gather", .root = root}};
+    const CallSignature signature{.op = "gather", .root = root};
+    const OpGuard guard{*handle_, signature};
+    check_call(guard, signature);
     return decode_all(detail::gather_bytes(handle_->comm(), block, root), x.device());
 }
 
 std::vector<Array> MpiCommunicatorBase::allgather(const Array& x) {
     const std::string block = detail::encode_array(x, "allgather");
-    OpGuard guard{*handle_, {.op = "allgather"}};
+    const CallSignature signature{.op = "allgather"};
+    const OpGuard guard{*handle_, signature};
+    check_call(guard, signature);
     return decode_all(detail::allgather_bytes(handle_->comm(), block), x.device());
 }
 
@@ -194,7 +169,9 @@ Array MpiCommunicatorBase::scatter(const std::vector<Array>& xs, int root) {
             root_error = e.what();
         }
     }
-    OpGuard guard{*handle_, {.op = "scatter", .root = root}};
+    const CallSignature signature{.op = "scatter", .root = root};
+    const OpGuard guard{*handle_, signature};
+    check_call(guard, signature);
     detail::check_mpi(MPI_Bcast(&count, 1, MPI_INT64_T, root, handle_->comm()), "MPI_Bcast");
     RENSA_CHECK(count != -1, ValueError,
                 root_error.empty() ? rensa::detail::concat("scatter: the root (rank ", root, ") passed a bad array")
@@ -206,7 +183,9 @@ Array MpiCommunicatorBase::scatter(const std::vector<Array>& xs, int root) {
 }
 
 std::vector<Array> MpiCommunicatorBase::alltoall(const std::vector<Array>& xs) {
-    OpGuard guard{*handle_, {.op = "alltoall"}};
+    const CallSignature signature{.op = "alltoall"};
+    const OpGuard guard{*handle_, signature};
+    check_call(guard, signature);
     // Agree on the input's validity first, so that every rank raises together.
     int bad_rank = static_cast<int64_t>(xs.size()) == size_ ? size_ : rank_;
     detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &bad_rank, 1, MPI_INT, MPI_MIN, handle_->comm()), "MPI_Allreduce");
@@ -242,22 +221,36 @@ Array MpiCommunicatorBase::recv(int source, int tag) {
     return data.to_device(default_device());
 }
 
-CommunicatorPtr MpiCommunicatorBase::split(int color, int key) { return make_same_kind(handle_->split(color, key)); }
+// Colors and keys differ between ranks by design: the check compares the operation only.
+CommunicatorPtr MpiCommunicatorBase::split(int color, int key) {
+    {
+        const CallSignature signature{.op = "split"};
+        const OpGuard guard{*handle_, signature};
+        check_call(guard, signature);
+    }
+    return make_same_kind(handle_->split(color, key));
+}
 
 std::string MpiCommunicatorBase::bcast_obj(const std::string& obj, int root) {
     check_rank(root, "bcast_obj", "root");
-    OpGuard guard{*handle_, {.op = "bcast_obj", .root = root}};
+    const CallSignature signature{.op = "bcast_obj", .root = root};
+    const OpGuard guard{*handle_, signature};
+    check_call(guard, signature);
     return detail::bcast_bytes(handle_->comm(), obj, root);
 }
 
 std::vector<std::string> MpiCommunicatorBase::gather_obj(const std::string& obj, int root) {
     check_rank(root, "gather_obj", "root");
-    OpGuard guard{*handle_, {.op = "gather_obj", .root = root}};
+    const CallSignature signature{.op = "gather_obj", .root = root};
+    const OpGuard guard{*handle_, signature};
+    check_call(guard, signature);
     return detail::gather_bytes(handle_->comm(), obj, root);
 }
 
 std::vector<std::string> MpiCommunicatorBase::allgather_obj(const std::string& obj) {
-    OpGuard guard{*handle_, {.op = "allgather_obj"}};
+    const CallSignature signature{.op = "allgather_obj"};
+    const OpGuard guard{*handle_, signature};
+    check_call(guard, signature);
     return detail::allgather_bytes(handle_->comm(), obj);
 }
 
@@ -280,7 +273,10 @@ std::string MpiCommunicatorBase::recv_obj(int source, int tag) {
 }
 
 void MpiCommunicatorBase::barrier() {
-    OpGuard guard{*handle_, {.op = "barrier"}};
+    const CallSignature signature{.op = "barrier"};
+    const OpGuard guard{*handle_, signature};
+    // The check's all-reduce is itself a barrier: no rank leaves it before every rank entered.
+    if (detail::signature_check_enabled() && size_ > 1) return check_call(guard, signature);
     detail::check_mpi(MPI_Barrier(handle_->comm()), "MPI_Barrier");
 }
 

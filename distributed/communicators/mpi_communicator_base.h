@@ -16,7 +16,8 @@ namespace rensa::distributed {
 
 namespace detail {
 class GradBuckets;
-}
+class IallreduceLane;
+}  // namespace detail
 
 class MpiCommunicatorBase : public Communicator {
 public:
@@ -74,10 +75,19 @@ protected:
     // In-place reduction of a contiguous native buffer without a guard (the caller holds it);
     // with `input` (contiguous native, same shape and dtype) reduces input into buffer.
     void allreduce_raw(const Array& buffer, ReduceOp op, const Array& input = {}) const;
+    // allreduce_raw behind the signature check of the guard's operation (Note [Signature check] in
+    // distributed/detail/signature_check.cc): a reduction that fits travels inside the envelope.
+    void checked_allreduce(const detail::OpGuard& guard, const detail::CallSignature& signature, const Array& buffer,
+                           ReduceOp op, const Array& input = {}) const;
+    // The signature check alone, first thing inside the guard of a collective; MpiError on every
+    // rank when they disagree. Nothing when the check is off or the communicator has one rank.
+    void check_call(const detail::OpGuard& guard, const detail::CallSignature& signature) const;
 
 private:
     void check_rank(int r, const char* op, const char* what) const;
     std::shared_ptr<detail::CommHandle> handle_;
+    // Where iallreduce_inplace's data go (Note [Checked iallreduce]); made by the first one.
+    std::shared_ptr<detail::IallreduceLane> iallreduce_lane_;
     // multi_node_mean_grad's buckets of the last few links, most recent last.
     std::vector<std::unique_ptr<detail::GradBuckets>> mean_grad_buckets_;
 };

@@ -1,13 +1,11 @@
 // CommHandle and OpGuard. See Note [Collective order] and Note [Handle ids].
-#include <algorithm>
-#include <array>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 
 #include "distributed/communicator.h"
 #include "distributed/detail/mpi_runtime.h"
 #include "distributed/detail/runtime_internal.h"
+#include "distributed/detail/signature_check.h"
 #include "distributed/detail/watchdog.h"
 
 namespace rensa::distributed::detail {
@@ -41,49 +39,6 @@ int agree_on_id(MPI_Comm comm) {
     return agreed;
 }
 
-// The fixed-size encoding of a signature compared across ranks in debug mode.
-struct Encoded {
-    static constexpr int kMaxDims = 16;
-    char op[32];
-    int64_t dtype, ndim, root, shape[kMaxDims];
-};
-
-Encoded encode(const CallSignature& signature) {
-    Encoded e{};
-    std::strncpy(e.op, signature.op.c_str(), sizeof e.op - 1);
-    e.dtype = static_cast<int64_t>(signature.dtype);
-    e.ndim = signature.shape.size();
-    e.root = signature.root;
-    for (int i = 0; i < std::min<int>(signature.shape.size(), Encoded::kMaxDims); ++i) e.shape[i] = signature.shape[i];
-    return e;
-}
-
-CallSignature decode(const Encoded& e) {
-    CallSignature s;
-    s.op = std::string(e.op, strnlen(e.op, sizeof e.op));
-    s.dtype = static_cast<Dtype>(e.dtype);
-    for (int i = 0; i < std::min<int64_t>(e.ndim, Encoded::kMaxDims); ++i) s.shape.push_back(e.shape[i]);
-    s.root = e.root;
-    return s;
-}
-
-bool same(const Encoded& a, const Encoded& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-// Debug mode: one MPI_Allgather of every rank's encoded signature; on a difference every rank
-// throws the same message (first rank differing from rank 0).
-void check_signatures(const CommHandle& handle, int64_t seq, const CallSignature& signature) {
-    const Encoded mine = encode(signature);
-    std::vector<Encoded> all(static_cast<size_t>(handle.size()));
-    check_mpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, handle.comm()),
-              "debug signature check");
-    for (int r = 1; r < handle.size(); ++r) {
-        if (same(all[0], all[static_cast<size_t>(r)])) continue;
-        RENSA_THROW(distributed::MpiError, all[0].op, " #", seq, " on communicator ", handle.id(), ": rank ", r,
-                    " called ", describe(decode(all[static_cast<size_t>(r)])), " but rank 0 called ",
-                    describe(decode(all[0])));
-    }
-}
-
 std::vector<int> translate_to_world(MPI_Comm comm, int size) {
     MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
     check_mpi(MPI_Comm_group(comm, &group), "MPI_Comm_group");
@@ -100,9 +55,15 @@ std::vector<int> translate_to_world(MPI_Comm comm, int size) {
 }  // namespace
 
 std::string describe(const CallSignature& signature) {
+    // A signature without an array (no shape, the default dtype, no reduction: bcast, barrier, the
+    // object-level collectives) shows only its root.
+    const bool array = signature.shape.size() > 0 || signature.dtype != Dtype::kFloat32 || signature.reduce >= 0;
     std::ostringstream os;
-    os << signature.op << "(" << signature.dtype << ", " << signature.shape;
-    if (signature.root >= 0) os << ", root=" << signature.root;
+    os << signature.op << "(";
+    if (array) os << signature.dtype << ", " << signature.shape;
+    if (signature.reduce >= 0)
+        os << ", " << distributed::to_string(static_cast<distributed::ReduceOp>(signature.reduce));
+    if (signature.root >= 0) os << (array ? ", " : "") << "root=" << signature.root;
     os << ")";
     return os.str();
 }
@@ -169,7 +130,7 @@ OpGuard::OpGuard(CommHandle& handle, const CallSignature& signature) : handle_(h
     watchdog::begin_op(handle_.id(), this, sequence_, signature);
     if (!signature.collective || !debug_enabled() || handle_.size() == 1) return;
     try {
-        check_signatures(handle_, sequence_, signature);
+        check_signatures_debug(handle_, sequence_, signature);
     } catch (...) {
         watchdog::end_op(handle_.id(), this);
         throw;

@@ -38,6 +38,7 @@
 #include "distributed/detail/mpi_runtime.h"
 #include "distributed/detail/ring_allreduce.h"
 #include "distributed/detail/shm_segment.h"
+#include "distributed/detail/signature_check.h"
 
 namespace rensa::distributed::detail {
 namespace {
@@ -303,6 +304,23 @@ void MpiBucketReducer::copy_slice_to_node(size_t index) const {
     }
 }
 
+// Every rank must lay out the same buckets (Note [Signature check] in signature_check.cc): the
+// layout rides in the check's digest; the message shows the count of buckets and elements.
+void check_layout(const std::vector<BucketSpec>& specs, CommHandle& world) {
+    uint64_t layout = 0x9e3779b97f4a7c15ull;
+    int64_t total = 0;
+    for (const BucketSpec& spec : specs) {
+        layout = (layout ^ static_cast<uint64_t>(spec.dtype)) * 0x100000001b3ull;
+        layout = (layout ^ static_cast<uint64_t>(spec.elements)) * 0x100000001b3ull;
+        total += spec.elements;
+    }
+    const CallSignature signature{.op = "bucket_setup",
+                                  .dtype = specs.empty() ? Dtype::kFloat32 : specs.front().dtype,
+                                  .shape = {static_cast<int64_t>(specs.size()), total}};
+    const OpGuard guard{world, signature};
+    check_signature(world, guard.sequence(), signature, layout);
+}
+
 }  // namespace
 
 std::unique_ptr<BucketReducer> make_local_bucket_reducer(const std::vector<BucketSpec>& specs, Device device) {
@@ -322,6 +340,7 @@ std::unique_ptr<BucketReducer> make_mpi_bucket_reducer(const std::vector<BucketS
                                                        const std::shared_ptr<CommHandle>& node,
                                                        const std::shared_ptr<CommHandle>& across,
                                                        BucketTransport transport) {
+    check_layout(specs, world);
     std::shared_ptr<ShmSegment> segment;
     if (transport == BucketTransport::kAuto && node && node->size() > 1) {
         int64_t bytes = round_up(static_cast<int64_t>(specs.size()) * kLine, kLine);

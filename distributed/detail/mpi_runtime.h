@@ -74,6 +74,8 @@ struct CallSignature {
     // watchdog but take no sequence number and skip the debug check. For them, set root to
     // the peer's rank in the handle: the watchdog then ends the job when that peer exits.
     bool collective = true;
+    // A reduction's ReduceOp (as an int: allreduce's kSum, kMean, ...), -1 for other operations.
+    int reduce = -1;
 };
 
 // An MPI communicator owned by rensa (a dup of its parent), registered with the watchdog.
@@ -113,7 +115,8 @@ private:
 // guard until wait()): several guards may be alive on one handle at once.
 // A collective takes the next sequence number (0, 1, 2, ... per handle), and in debug mode
 // first checks `signature` against every rank's (one MPI_Allgather; MpiError on every rank
-// naming the disagreeing rank and both signatures). The watchdog watches the operation
+// naming the disagreeing rank and both signatures; the always-on, cheaper check of the
+// communicators is Note [Signature check] in signature_check.cc). The watchdog watches the operation
 // until the guard is destroyed. Construct guards in the same order on every rank.
 class OpGuard {
 public:

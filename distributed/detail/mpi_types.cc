@@ -7,6 +7,7 @@
 #include "core/half.h"
 #include "distributed/communicator.h"
 #include "distributed/detail/runtime_internal.h"
+#include "distributed/detail/signature_check.h"
 
 namespace rensa::distributed::detail {
 namespace {
@@ -72,9 +73,11 @@ void init_mpi_types() {
     bfloat16_type = make_uint16_type("rensa_bfloat16");
     create_half_ops<Half>(half_ops[0]);
     create_half_ops<BFloat16>(half_ops[1]);
+    init_envelope_type();
 }
 
 void free_mpi_types() {
+    free_envelope_type();
     for (MPI_Datatype* type : {&float16_type, &bfloat16_type}) {
         if (*type != MPI_DATATYPE_NULL) MPI_Type_free(type);
     }

@@ -7,7 +7,8 @@
 
 namespace rensa::distributed::detail {
 
-// A signature as text for messages: "allreduce(float32, (3, 4))", "bcast(int64, (2,), root=0)".
+// A signature as text for messages: "allreduce(float32, (3, 4), sum)", "bcast(int64, (2,), root=0)",
+// "bcast(root=0)" (no array).
 std::string describe(const CallSignature& signature);
 
 // Creates the float16/bfloat16 datatypes and reduction ops. Called once by ensure_initialized.

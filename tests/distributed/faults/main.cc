@@ -1,8 +1,9 @@
 // rensa_fault_prog MODE: a small MPI job (guarded MPI_Allreduce calls on a world handle)
 // in which rank 1 misbehaves at operation kFaultAt, for the fault tests (run_fault.py).
 // Modes: clean, late_exit, recv_stall, recv_exit, segfault, exit1, exit0, _exit0, _exit1 (C's _exit: no atexit, no
-// exit protocol), sigkill, sigterm, exception, stall, freeze, mismatch (debug mode), and external / external_single
-// (the program initialises and finalises MPI itself).
+// exit protocol), sigkill, sigterm, exception, stall, freeze, mismatch (debug mode), mismatch_dtype and mismatch_count
+// (a communicator's allreduce without debug mode), and external / external_single (the program initialises and
+// finalises MPI itself).
 #include <mpi.h>
 #include <unistd.h>
 
@@ -85,6 +86,30 @@ int run_mismatch(CommHandle& world) {
     return 0;
 }
 
+// Without debug mode, through a communicator: rank 1 all-reduces float64 x2 (the same 16 bytes) or
+// float32 x3 where the others all-reduce float32 x4; the always-on signature check raises on every rank.
+int run_signature_mismatch(const std::string& mode) {
+    const CommunicatorPtr comm = create_communicator("flat");
+    const bool odd = comm->rank() == 1;
+    try {
+        for (int i = 0; i < kOps; ++i) {
+            Array x = Array::from_vector<float>({1, 1, 1, 1}, {4});
+            if (i == kFaultAt && odd) {
+                x = mode == "mismatch_dtype" ? Array::from_vector<double>({1, 1}, {2})
+                                             : Array::from_vector<float>({1, 1, 1}, {3});
+            }
+            const Array sum = comm->allreduce(x);
+            const double first = sum.dtype() == Dtype::kFloat64 ? static_cast<const double*>(sum.raw_data())[0]
+                                                                : static_cast<const float*>(sum.raw_data())[0];
+            if (first != comm->size()) std::printf("rank %d: allreduce %d gave %g\n", comm->rank(), i, first);
+        }
+    } catch (const MpiError& e) {
+        std::fprintf(stderr, "rank %d caught: %s\n", comm->rank(), e.what());
+        return 3;
+    }
+    return 0;
+}
+
 // MPI initialised (at `level`) and finalised by the program, not by rensa.
 int run_external(int level) {
     int provided = 0;
@@ -107,6 +132,7 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "clean";
     if (mode == "external") return run_external(MPI_THREAD_MULTIPLE);
     if (mode == "external_single") return run_external(MPI_THREAD_SINGLE);
+    if (mode == "mismatch_dtype" || mode == "mismatch_count") return run_signature_mismatch(mode);
     const auto world = CommHandle::create_world();
     if (mode == "mismatch") return run_mismatch(*world);
     if (mode == "recv_stall" || mode == "recv_exit") return run_recv(*world, mode);
