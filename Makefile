@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan test-fuzz demo bench bench-compare bench-train bench-distributed bench-scaling bench-python format clean gpu-check
+.PHONY: deps configure build test test-asan test-fuzz soak demo bench bench-compare bench-train bench-distributed bench-scaling bench-python format clean gpu-check
 
 deps:
 	bash scripts/install-deps.sh
@@ -35,6 +35,17 @@ test-fuzz: deps
 	mkdir -p build-fuzz/corpus
 	cd build-fuzz && ./tests/fuzz/fuzz_npz -max_total_time=60 -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
 		corpus ../tests/fuzz/corpus
+
+# The soak test at length (`make test` runs it with 12 kills over 200 iterations): 2-rank training
+# killed 150 times at random iterations, in random ways, and restarted from its multi-node checkpoint,
+# on shared memory and then on the network path; the final parameters must equal those of an
+# uninterrupted run bit for bit (tests/distributed/soak/run_soak.py; --seed replays a failure).
+soak: build
+	python3 tests/distributed/soak/run_soak.py --mpiexec mpiexec --prog build/tests/rensa_soak_prog --np 2 \
+		--iterations 2000 --kills 150 --max-seconds 1500
+	python3 tests/distributed/soak/run_soak.py --mpiexec mpiexec --prog build/tests/rensa_soak_prog --np 2 \
+		--iterations 2000 --kills 150 --max-seconds 1500 \
+		--env MPIR_CVAR_NOLOCAL=1 --env UCX_TLS=tcp,self --env UCX_NET_DEVICES=lo
 
 # The main job: the mnist example (an MLP, Adam) on Fashion-MNIST for 3 epochs, data
 # parallel on 2 MPI processes (examples/mnist/README.md), with the progress bar and the
