@@ -1,35 +1,39 @@
 // The exit guard: a watcher process per rank.
 //
-// Note [Exit guard]: MPICH's mpiexec (hydra) ends a job as soon as the PMI connection of one rank
-// closes before that rank called MPI_Finalize: it SIGKILLs the other ranks at once and exits with
-// the status the early rank ended with. A rank that called _exit(0) or os._exit(0) mid-training
-// (which skips atexit, so rensa's exit protocol of Note [Watchdog protocol] never runs) thus made
-// the job succeed within a second, with no message, and _exit(1) or a SIGKILL ended it with nothing
-// naming the rank (hydra prints a PID); the other ranks are killed before they can say anything.
-// So once MPI is up, each rank of a job started by hydra (PMI_FD set, more than one process)
-// spawns a watcher: /bin/sh running kScript (posix_spawn: vfork and exec, no copy of the rank's
-// memory), holding the read end of a pipe from the rank (fd 3), a copy of the rank's PMI socket
-// (fd 4) and the rank's stderr, in the rank's process group (hydra's cleanup, a killpg, ends it
-// with the rank). While the watcher holds its copy, the rank's death does not close the PMI
-// connection, so hydra does not tear the job down yet; and since the watcher holds the rank's
-// stderr, hydra does not reap the dead rank either, so its exit status stays readable in
-// /proc/<pid>/stat (field 52, exit_code, as waitpid reports it).
+// Note [Exit guard]: MPICH's mpiexec (hydra; 4.0.2 here) ends a job as soon as one rank is gone:
+// when that rank's PMI connection closes before MPI_Finalize, or when hydra reaps it (it polls
+// waitpid) with a non-zero status or a signal, it SIGKILLs the other ranks' process groups at once
+// and exits with the status the early rank ended with. A rank that called _exit(0) or os._exit(0)
+// mid-training (which skips atexit, so rensa's exit protocol of Note [Watchdog protocol] never
+// runs) thus made the job succeed within a second with no message, and _exit(1) or a SIGKILL ended
+// it with nothing naming the rank (hydra prints a PID); the other ranks are killed before they can
+// say anything. So once MPI is up, each rank of a job started by hydra (PMI_FD and MPI_LOCALNRANKS
+// set, more than one process) spawns a watcher: /bin/sh running kScript (posix_spawn: vfork and
+// exec, no copy of the rank's memory), holding the read end of a pipe from the rank (fd 3), a copy
+// of the rank's PMI socket (fd 4) and the rank's stderr, in the rank's process group (hydra's
+// cleanup kills it with the rank). While the watcher holds its copy, a rank that exited with
+// status 0 does not close the PMI connection, and hydra does not tear the job down.
 // The rank writes one word into the pipe when it ends the way rensa expects (mark_exit): "clean"
 // once every rank has ended (after the exit protocol, or inside MPI_Finalize when the program
 // finalises MPI itself), "reported" when rensa has printed the cause itself and is ending the job
-// (abort_job, an uncaught exception, a fatal signal). The watcher then exits quietly. When the
-// pipe ends with no word, the rank is gone, and the watcher prints one line naming it:
+// (abort_job, an uncaught exception, a fatal or termination signal). The watcher then exits
+// quietly. When the pipe ends with no word, the rank is gone (its files closed as it exited), and
+// the watcher reads how it ended from /proc/<pid>/stat (field 52, exit_code, as waitpid reports it)
+// before hydra reaps it, and prints one line naming it:
 //   rensa: rank 1: exited with status 0, pid 4711, before the other ranks finished, without ...
 //   rensa: rank 1: exited with status 3, pid 4711, before the other ranks finished
 //   rensa: rank 1: killed by signal 9 (SIGKILL), pid 4711, before the other ranks finished
-// After a non-zero status or a signal it just exits: its PMI copy closes and hydra ends the job as
-// it always did, with that status. After status 0 (or one it cannot read) it sends PMI's "abort"
-// command with exitcode=1 on the rank's PMI socket, so mpiexec kills the job and exits 1.
+//   rensa: rank 1: ended, pid 4711, before the other ranks finished, without rensa's exit (mpiexec
+//     reaped it before its status could be read: ...)   (hydra won the race: a few runs in a hundred
+//     on a loaded machine; mpiexec's own report of that pid, if any, is about this rank)
+// After a non-zero status or a signal it just exits: hydra ends the job with that status, as it
+// always did. After status 0, or one it could not read, it sends PMI's "abort" command
+// (exitcode=1) on the rank's PMI socket, so that mpiexec kills the job and exits 1.
 // Forked children of the rank close their copy of the pipe's write end (pthread_atfork): a worker
 // process that outlives the rank does not keep the watcher waiting.
-// Not covered: other launchers (no PMI_FD: no watcher; the watchdog still ends a job whose rank
-// stopped answering, after RENSA_WATCHDOG_TIMEOUT), a system without /bin/sh (one line says so),
-// and a rank that dies before its first communicator (MPI not started by rensa yet).
+// Not covered: other launchers (no watcher; a rank that waits for a vanished peer is still ended by
+// the watchdog after RENSA_WATCHDOG_TIMEOUT), a system without /bin/sh (one line says so), and a
+// rank that dies before its first communicator (MPI not started by rensa yet).
 // Shown by `mpiexec -n 2 build/tests/rensa_fault_prog _exit0` (also _exit1, sigkill; the fault cases
 // in tests/distributed/faults/faults.cmake) and by the soak test (tests/distributed/soak).
 
@@ -89,7 +93,10 @@ void close_in_child() {
     if (fd >= 0) ::close(fd);
 }
 
+// The rank's PMI socket under hydra (PMI_FD, with hydra's MPI_LOCALNRANKS: Slurm's PMI-2 also sets
+// PMI_FD but speaks another protocol); -1 otherwise.
 int pmi_fd_from_env() {
+    if (std::getenv("MPI_LOCALNRANKS") == nullptr) return -1;
     const char* text = std::getenv("PMI_FD");
     if (text == nullptr || *text == '\0') return -1;
     char* end = nullptr;
@@ -109,7 +116,9 @@ int spawn_watcher(int rank, int pipe_read, int pmi_fd, pid_t& child) {
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, pipe_read, 3);
     posix_spawn_file_actions_adddup2(&actions, pmi_fd, 4);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 5);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    posix_spawn_file_actions_addclosefrom_np(&actions, 5);  // older C libraries: it keeps the rest until it ends
+#endif
     // Default dispositions and an empty mask: the program may ignore or block signals (Python
     // ignores SIGPIPE), and ignored signals would stay ignored across exec.
     sigset_t all, none;
