@@ -16,6 +16,17 @@
 //   mean_grad_bf16, mean_grad_fp16  the same with allreduce_grad_dtype bfloat16 / float16:
 //               float32 grads cast into a half-size bucket, reduced, cast back.
 // Bandwidth is the message size over the time (what the MPICH figures quote).
+//
+//   mpiexec -n 2 bench_allreduce --small [--small-elements N] [--json]
+// The cost of the always-on signature check (Note [Signature check] in
+// distributed/detail/signature_check.cc) on a 4-byte all-reduce (one float32, summed; N float32
+// with --small-elements: past 8 the data no longer ride in the check's envelope). Sides: mpi
+// (raw MPI_Allreduce), and the flat communicator's allreduce_inplace and allreduce with the check
+// on and off (switched for the block on every rank: detail::set_signature_check, the
+// measurement's switch). Each of 400 rounds runs a block of 250 calls of every side, in an order
+// shuffled per round (the same on every rank), each block timed on the slowest rank and divided
+// by its calls. Printed: each side's median, and the median over the rounds of on minus off
+// within the round (the check's cost, with the load of the round common to both).
 
 #include <mpi.h>
 
@@ -27,6 +38,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -34,6 +47,7 @@
 #include "benchmarks/distributed/mpi_timing.h"
 #include "core/array.h"
 #include "distributed/communicator.h"
+#include "distributed/detail/signature_check.h"
 #include "links/chain.h"
 
 namespace {
@@ -45,6 +59,8 @@ namespace dist = rensa::distributed;
 struct Args {
     std::vector<int64_t> sizes_mib{1, 16, 64};
     bool json = false;
+    bool small = false;
+    int64_t small_elements = 1;
 };
 
 Args parse_args(int argc, char** argv) {
@@ -53,6 +69,10 @@ Args parse_args(int argc, char** argv) {
         const std::string a = argv[i];
         if (a == "--json") {
             args.json = true;
+        } else if (a == "--small") {
+            args.small = true;
+        } else if (a == "--small-elements" && i + 1 < argc) {
+            args.small_elements = std::stoll(argv[++i]);
         } else if (a == "--sizes" && i + 1 < argc) {
             args.sizes_mib.clear();
             std::stringstream list{argv[++i]};
@@ -146,6 +166,70 @@ void report(const Args& args, int size, int64_t mib, const Sides& sides, const s
     std::fflush(stdout);
 }
 
+// --small: seconds per call of each side, median over rounds of shuffled blocks.
+void run_small(const Args& args, MPI_Comm raw, const dist::CommunicatorPtr& flat) {
+    constexpr int kBlock = 250, kRounds = 400;
+    const int64_t n = args.small_elements;
+    const Array buffer = Array::from_vector<float>(std::vector<float>(static_cast<size_t>(n), 0.0f), {n});
+    const Array x = buffer.copy();
+    std::vector<float> raw_values(static_cast<size_t>(n), 0.0f);
+    auto checked = [](bool on, std::function<void()> op) {
+        return [on, op] {
+            dist::detail::set_signature_check(on);
+            op();
+        };
+    };
+    const auto inplace = [flat, buffer] { flat->allreduce_inplace(buffer); };
+    const auto alloc = [flat, x] { (void)flat->allreduce(x); };
+    Sides sides;
+    sides.names = {"mpi", "inplace_check_off", "inplace_check_on", "allreduce_check_off", "allreduce_check_on"};
+    sides.ops = {[raw, &raw_values] {
+                     MPI_Allreduce(MPI_IN_PLACE, raw_values.data(), static_cast<int>(raw_values.size()), MPI_FLOAT,
+                                   MPI_SUM, raw);
+                 },
+                 checked(false, inplace), checked(true, inplace), checked(false, alloc), checked(true, alloc)};
+    const auto block = [](const std::function<void()>& op) {
+        return [op] {
+            for (int i = 0; i < kBlock; ++i) op();
+        };
+    };
+    std::vector<std::vector<double>> times(sides.ops.size());
+    std::vector<size_t> order(sides.ops.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937 shuffle_rng(12345);                  // the same order on every rank
+    for (int round = -1; round < kRounds; ++round) {  // round -1 warms up
+        std::shuffle(order.begin(), order.end(), shuffle_rng);
+        for (const size_t s : order) {
+            const double seconds = time_call(raw, block(sides.ops[s])) / kBlock;
+            if (round >= 0) times[s].push_back(seconds);
+        }
+    }
+    dist::detail::set_signature_check(true);
+    if (flat->rank() != 0) return;
+    std::vector<double> us;
+    for (auto& t : times) us.push_back(median(t) * 1e6);
+    // The check's cost: on minus off within each round, median over the rounds.
+    const auto paired = [&](size_t on, size_t off) {
+        std::vector<double> d;
+        for (int r = 0; r < kRounds; ++r) d.push_back(times[on][r] - times[off][r]);
+        return median(d) * 1e6;
+    };
+    if (args.json) {
+        std::printf("{\"bytes\": %lld, \"processes\": %d", static_cast<long long>(4 * n), flat->size());
+        for (size_t s = 0; s < sides.names.size(); ++s) std::printf(", \"%s_us\": %.4f", sides.names[s].c_str(), us[s]);
+        std::printf(", \"inplace_cost_us\": %.4f, \"allreduce_cost_us\": %.4f}\n", paired(2, 1), paired(4, 3));
+    } else {
+        std::printf("%lld-byte all-reduce, %d processes, median over %d rounds of %d calls\n",
+                    static_cast<long long>(4 * n), flat->size(), kRounds, kBlock);
+        for (size_t s = 0; s < sides.names.size(); ++s)
+            std::printf("  %-20s %8.3f us\n", sides.names[s].c_str(), us[s]);
+        std::printf(
+            "  check cost (median of on - off within a round): allreduce_inplace %+.3f us, allreduce %+.3f us\n",
+            paired(2, 1), paired(4, 3));
+    }
+    std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,6 +242,11 @@ int main(int argc, char** argv) {
     const auto& naive = comms.naive;
     MPI_Comm raw = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &raw);
+    if (args.small) {
+        run_small(args, raw, comms.flat);
+        MPI_Comm_free(&raw);
+        return 0;
+    }
     if (naive->rank() == 0 && !args.json) {
         std::printf("all-reduce of float32, %d processes, median of the slowest rank's time per call\n", naive->size());
     }
