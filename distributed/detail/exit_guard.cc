@@ -130,8 +130,9 @@ int spawn_watcher(int rank, int pipe_read, int pmi_fd, pid_t& child) {
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     std::string rank_text = std::to_string(rank), pid_text = std::to_string(::getpid());
-    std::string sh = "sh", c = "-c", script = kScript, name = "rensa-exit-guard";
-    char* argv[] = {sh.data(), c.data(), script.data(), name.data(), rank_text.data(), pid_text.data(), nullptr};
+    // argv[0] and $0 name it in ps and in the shell's own messages.
+    std::string name = "rensa-exit-guard", c = "-c", script = kScript;
+    char* argv[] = {name.data(), c.data(), script.data(), name.data(), rank_text.data(), pid_text.data(), nullptr};
     std::string path = "PATH=/usr/bin:/bin";
     char* envp[] = {path.data(), nullptr};
     const int status = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, envp);
