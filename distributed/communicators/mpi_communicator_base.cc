@@ -92,6 +92,7 @@ Array MpiCommunicatorBase::allreduce(const Array& x, ReduceOp op) {
 
 void MpiCommunicatorBase::allreduce_inplace(const Array& buffer, ReduceOp op) {
     check_reducible(buffer, op, "allreduce_inplace");
+    check_writeable(buffer, "allreduce_inplace");
     RENSA_CHECK(buffer.device() == Device::native() && buffer.is_contiguous(), ValueError,
                 "allreduce_inplace: the buffer must be contiguous and native, got ", buffer.device(),
                 buffer.is_contiguous() ? " contiguous" : " non-contiguous");
@@ -103,6 +104,7 @@ void MpiCommunicatorBase::allreduce_inplace(const Array& buffer, ReduceOp op) {
 
 std::unique_ptr<Request> MpiCommunicatorBase::iallreduce_inplace(const Array& buffer, ReduceOp op) {
     check_reducible(buffer, op, "iallreduce_inplace");
+    check_writeable(buffer, "iallreduce_inplace");
     RENSA_CHECK(buffer.device() == Device::native() && buffer.is_contiguous(), ValueError,
                 "iallreduce_inplace: the buffer must be contiguous and native, got ", buffer.device(),
                 buffer.is_contiguous() ? " contiguous" : " non-contiguous");

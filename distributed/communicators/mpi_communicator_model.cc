@@ -63,6 +63,18 @@ std::string first_difference(const std::vector<std::string>& mine, const std::ve
     return {};
 }
 
+// The verdict of a rank whose arrays rank 0 writes into: the first of them over read-only
+// memory ("" when none; see Note [Read-only memory] in core/storage.h).
+std::string first_read_only(const std::vector<NamedArray>& entries, int rank) {
+    for (const NamedArray& e : entries) {
+        if (!e.array.writeable()) {
+            return rensa::detail::concat("rank ", rank, ": '", e.name,
+                                         "' is over read-only memory (assignment destination is read-only)");
+        }
+    }
+    return {};
+}
+
 }  // namespace
 
 void MpiCommunicatorBase::bcast_data(links::Link& link) {
@@ -70,10 +82,13 @@ void MpiCommunicatorBase::bcast_data(links::Link& link) {
     const std::vector<std::string> mine = describe(entries);
     const std::vector<std::string> root = split_lines(bcast_obj(join_lines(mine), 0));
     // Every rank learns every rank's verdict, so that all of them raise the same error.
-    const std::vector<std::string> verdicts = allgather_obj(first_difference(mine, root, rank_));
-    for (const std::string& verdict : verdicts) {
-        RENSA_CHECK(verdict.empty(), distributed::MpiError,
-                    "bcast_data: the models differ between ranks (parameter/persistent name, shape, dtype): ", verdict);
+    std::string verdict = first_difference(mine, root, rank_);
+    const bool differs = !verdict.empty();
+    if (!differs && rank_ != 0) verdict = first_read_only(entries, rank_);
+    for (const std::string& v : allgather_obj((differs ? "D" : "R") + verdict)) {
+        RENSA_CHECK(v.size() == 1, distributed::MpiError, "bcast_data: ",
+                    v[0] == 'D' ? "the models differ between ranks (parameter/persistent name, shape, dtype): " : "",
+                    v.substr(1));
     }
     std::vector<Array> arrays;
     for (const NamedArray& e : entries) arrays.push_back(e.array);

@@ -101,6 +101,48 @@ TEST_CASE("communicator bcast_data: a missing parameter raises on every rank", "
     }
 }
 
+TEST_CASE("communicator bcast_data: a read-only parameter on a receiving rank raises on every rank",
+          "[distributed][communicators][read_only]") {
+    for (const char* kind : kKinds) {
+        Communicator& c = comm(kind);
+        const int last = c.size() - 1;
+        Model m = make_model(c.rank());
+        // The last rank's W over read-only memory holding its own values (Note [Read-only memory]).
+        std::vector<float> memory = m.W().array().to_vector<float>();
+        if (c.rank() == last && last > 0) {
+            m.W().set_array(Array(std::make_shared<Storage>(memory.data(), static_cast<int64_t>(memory.size() * 4),
+                                                            Device::native(), nullptr, true),
+                                  Shape{3, 4}, Strides{16, 4}, 0, Dtype::kFloat32));
+        }
+        const std::string message = bcast_data_error(c, m);
+        INFO(kind << ": " << message);
+        if (c.size() == 1) {
+            CHECK(message.empty());  // rank 0 writes nothing
+        } else {
+            CHECK_THAT(message, Catch::Contains("bcast_data: rank " + std::to_string(last) + ": '/l1/W'") &&
+                                    Catch::Contains("read-only"));
+            CHECK(mismatch(m.b().array(), data_of(2, c.rank(), 3), {3}) == "");  // nothing was broadcast
+            if (c.rank() == last) CHECK(memory == m.W().array().to_vector<float>());
+        }
+    }
+}
+
+TEST_CASE("communicator allreduce_inplace: a read-only buffer raises ValueError",
+          "[distributed][communicators][read_only]") {
+    for (const char* kind : kKinds) {
+        Communicator& c = comm(kind);
+        std::vector<float> memory(4, 1.0F);
+        const Array buffer(std::make_shared<Storage>(memory.data(), 16, Device::native(), nullptr, true), Shape{4},
+                           Strides{4}, 0, Dtype::kFloat32);
+        CHECK_THROWS_WITH(c.allreduce_inplace(buffer),
+                          Catch::Contains("allreduce_inplace: assignment destination is read-only"));
+        CHECK_THROWS_WITH(c.iallreduce_inplace(buffer),
+                          Catch::Contains("iallreduce_inplace: assignment destination is read-only"));
+        CHECK(memory == std::vector<float>(4, 1.0F));
+        c.barrier();  // the ranks are still in step
+    }
+}
+
 // Sets grad k of the model (sorted params W, b, scale) to data_of(k, r).
 void set_grads(Model& m, int r, Dtype dtype, bool with_b = true) {
     const std::vector<links::Parameter> params{m.W(), m.b(), m.scale()};
