@@ -6,6 +6,7 @@
 
 #include "core/half.h"
 #include "distributed/communicator.h"
+#include "distributed/detail/reduce_value.h"
 #include "distributed/detail/runtime_internal.h"
 #include "distributed/detail/signature_check.h"
 
@@ -17,33 +18,18 @@ MPI_Datatype bfloat16_type = MPI_DATATYPE_NULL;
 // [0]: float16, [1]: bfloat16; by MpiReduce.
 MPI_Op half_ops[2][3] = {{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL}, {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL}};
 
-struct Sum {
-    static float apply(float a, float b) { return a + b; }
-};
-struct Max {
-    // NaN wins, as in numpy's maximum.
-    static float apply(float a, float b) { return (a != a || a > b) ? a : b; }
-};
-struct Min {
-    static float apply(float a, float b) { return (a != a || a < b) ? a : b; }
-};
-
-template <class Half, class Op>
+template <class Half, MpiReduce kOp>
 void half_reduce(void* in, void* inout, int* len, MPI_Datatype*) {
     const auto* a = static_cast<const uint16_t*>(in);
     auto* b = static_cast<uint16_t*>(inout);
-    for (int i = 0; i < *len; ++i) {
-        const float x = static_cast<float>(Half(a[i], FromBits{}));
-        const float y = static_cast<float>(Half(b[i], FromBits{}));
-        b[i] = Half(Op::apply(x, y)).bits;
-    }
+    for (int i = 0; i < *len; ++i) b[i] = reduce_value(kOp, Half(a[i], FromBits{}), Half(b[i], FromBits{})).bits;
 }
 
 template <class Half>
 void create_half_ops(MPI_Op (&ops)[3]) {
-    check_mpi(MPI_Op_create(&half_reduce<Half, Sum>, 1, &ops[0]), "MPI_Op_create(half sum)");
-    check_mpi(MPI_Op_create(&half_reduce<Half, Max>, 1, &ops[1]), "MPI_Op_create(half max)");
-    check_mpi(MPI_Op_create(&half_reduce<Half, Min>, 1, &ops[2]), "MPI_Op_create(half min)");
+    check_mpi(MPI_Op_create(&half_reduce<Half, MpiReduce::kSum>, 1, &ops[0]), "MPI_Op_create(half sum)");
+    check_mpi(MPI_Op_create(&half_reduce<Half, MpiReduce::kMax>, 1, &ops[1]), "MPI_Op_create(half max)");
+    check_mpi(MPI_Op_create(&half_reduce<Half, MpiReduce::kMin>, 1, &ops[2]), "MPI_Op_create(half min)");
 }
 
 MPI_Datatype make_uint16_type(const char* name) {

@@ -48,6 +48,7 @@
 
 #include "core/half.h"
 #include "distributed/communicator.h"
+#include "distributed/detail/reduce_value.h"
 #include "distributed/detail/runtime_internal.h"
 
 namespace rensa::distributed::detail {
@@ -82,51 +83,13 @@ std::string_view family(std::string_view op) {
 
 // --- the payload's reduction (rensa's op, when every digest agrees) ----------------------------
 
-// Floats: NaN wins, as in numpy (and the same on every rank, whatever the order).
-template <class C>
-C apply(MpiReduce op, C a, C b) {
-    switch (op) {
-        case MpiReduce::kSum:
-            return a + b;
-        case MpiReduce::kMax:
-            return (a != a || a > b) ? a : b;
-        case MpiReduce::kMin:
-            return (a != a || a < b) ? a : b;
-    }
-    return a;
-}
-
-// Integers wrap around (as MPI_SUM does in practice), through the unsigned type.
-template <class T>
-T apply_int(MpiReduce op, T a, T b) {
-    using U = std::make_unsigned_t<T>;
-    switch (op) {
-        case MpiReduce::kSum:
-            return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-        case MpiReduce::kMax:
-            return std::max(a, b);
-        case MpiReduce::kMin:
-            return std::min(a, b);
-    }
-    return a;
-}
-
 template <class T>
 void reduce_as(MpiReduce op, const unsigned char* in, unsigned char* inout, int64_t count) {
     for (int64_t i = 0; i < count; ++i) {
         T a, b;
         std::memcpy(&a, in + i * sizeof(T), sizeof(T));
         std::memcpy(&b, inout + i * sizeof(T), sizeof(T));
-        T r;
-        if constexpr (std::is_same_v<T, bool>) {
-            r = op == MpiReduce::kMin ? (a && b) : (a || b);  // sum/max: any, min: all (as mpi_op)
-        } else if constexpr (std::is_integral_v<T>) {
-            r = apply_int(op, a, b);
-        } else if constexpr (std::is_floating_point_v<T>) {
-            r = apply(op, a, b);
-        } else {  // Half, BFloat16: computed in float, rounded back (as their MPI ops)
-            r = T(apply(op, static_cast<float>(a), static_cast<float>(b)));
-        }
+        const T r = reduce_value(op, a, b);  // exactly as the MPI path reduces
         std::memcpy(inout + i * sizeof(T), &r, sizeof(T));
     }
 }
