@@ -1,5 +1,5 @@
 #pragma once
-// Every CUDA, cuBLAS and cuDNN status goes through one of these (STYLE rule 3). The
+// Every CUDA, cuBLAS and cuDNN status goes through one of these (docs/style.md, rule 3). The
 // error names the call, the device (the calling thread's current one) and the library's
 // own message: "cudaMemcpyAsync on cuda:0: an illegal memory access was encountered
 // (cudaErrorIllegalAddress)".
@@ -25,7 +25,7 @@ public:
 void check_cuda(cudaError_t status, std::string_view call);
 void check_cublas(cublasStatus_t status, std::string_view call);
 void check_cudnn(cudnnStatus_t status, std::string_view call);
-// After a kernel launch (STYLE: after each launch): check_cuda(cudaGetLastError(), kernel).
+// After a kernel launch (docs/style.md, rule 11: after each launch): check_cuda(cudaGetLastError(), kernel).
 void check_launch(std::string_view kernel);
 
 }  // namespace rensa::cuda

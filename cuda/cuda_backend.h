@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA backend (devices `cuda:0`, `cuda:1`, ...). Installed into a Context by an
-// explicit call (DESIGN.md: no static registrars): programs that want GPUs call
+// explicit call (docs/design.md, "Core": no static registrars): programs that want GPUs call
 // `cuda::install_backend()` once; the Python module does so at import.
 
 #include <memory>

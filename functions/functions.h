@@ -1,7 +1,7 @@
 #pragma once
 // rensa::functions (alias F): Chainer's differentiable functions on Variables, one
 // header per family. Each function is a public free function plus a private
-// FunctionNode (STYLE rule 6) with Chainer's names, arguments, defaults and semantics.
+// FunctionNode (docs/style.md, rule 6) with Chainer's names, arguments, defaults and semantics.
 //
 // The families and what they hold (kept in step with the headers; see issue notes for
 // anything left out):

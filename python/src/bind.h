@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the bind files of rensa._core (python/src). Each module of DESIGN.md has its
+// Shared by the bind files of rensa._core (python/src). Each module of docs/design.md has its
 // bind file(s) `<module>_bind*.cc` defining one entry point below; module.cc calls the
 // entry points in layer order, so a type is registered before a later file uses it. The
 // distributed module (distributed_*.cc) and the CUDA runtime (cuda_*.cc) are extensions of
@@ -12,7 +12,7 @@
 // Iterator, Updater, Extension, Trigger, Communicator, ...) is bound with py::classh
 // (pybind11's smart holder), with a trampoline deriving py::trampoline_self_life_support
 // where Python may subclass it. So a Python subclass held only by C++ keeps its Python
-// overrides (DESIGN.md, Python).
+// overrides (docs/design.md, "Python").
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

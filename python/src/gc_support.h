@@ -1,5 +1,5 @@
 #pragma once
-// Python's garbage collector and the references C++ holds (DESIGN.md, Python).
+// Python's garbage collector and the references C++ holds (docs/design.md, "Python").
 //
 // Note [Garbage collection through C++]: a Python subclass instance of a class with a
 // trampoline (a Chain subclass, an Extension subclass, ...) that C++ holds is kept alive by

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers of the [cuda] tests (STYLE rule 9: GPU tests return early, counted as skipped,
+// Helpers of the [cuda] tests (docs/style.md, rule 9: GPU tests return early, counted as skipped,
 // without a device). Every kernel is checked against the native backend on fresh random
 // data (never zeros), in several shapes and layouts:
 //

@@ -1,5 +1,5 @@
 #pragma once
-// The declarative harness every differentiable function is tested with (STYLE rule 9):
+// The declarative harness every differentiable function is tested with (docs/style.md, rule 9):
 // one `check_function` call runs the forward pass against an independent float64
 // reference, check_backward and check_double_backward, over float16/float32/float64
 // and contiguous and non-contiguous inputs.
