@@ -5,38 +5,6 @@
 
 namespace rensa {
 
-bool is_predicate(BinaryOp op) {
-    switch (op) {
-        case BinaryOp::kEqual:
-        case BinaryOp::kNotEqual:
-        case BinaryOp::kLess:
-        case BinaryOp::kLessEqual:
-        case BinaryOp::kGreater:
-        case BinaryOp::kGreaterEqual:
-        case BinaryOp::kLogicalAnd:
-        case BinaryOp::kLogicalOr:
-        case BinaryOp::kLogicalXor:
-            return true;
-        case BinaryOp::kAdd:
-        case BinaryOp::kSubtract:
-        case BinaryOp::kMultiply:
-        case BinaryOp::kDivide:
-        case BinaryOp::kFloorDivide:
-        case BinaryOp::kMod:
-        case BinaryOp::kPower:
-        case BinaryOp::kMaximum:
-        case BinaryOp::kMinimum:
-        case BinaryOp::kArctan2:
-        case BinaryOp::kKeepWherePositive:
-            return false;
-    }
-    return false;
-}
-
-bool is_predicate(UnaryOp op) {
-    return op == UnaryOp::kLogicalNot || op == UnaryOp::kIsnan || op == UnaryOp::kIsinf || op == UnaryOp::kIsfinite;
-}
-
 void Context::install_backend(std::unique_ptr<Backend> backend) {
     RENSA_ASSERT(backend != nullptr);
     const auto slot = static_cast<size_t>(backend->kind());

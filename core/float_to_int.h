@@ -12,11 +12,7 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define RENSA_HOST_DEVICE __host__ __device__
-#else
-#define RENSA_HOST_DEVICE
-#endif
+#include "core/host_device.h"
 
 namespace rensa {
 

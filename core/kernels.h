@@ -9,73 +9,14 @@
 #include <span>
 
 #include "core/array.h"
+#include "core/elementwise_table.h"
 #include "core/scalar.h"
 
 namespace rensa {
 
-enum class UnaryOp : uint8_t {
-    kNegative,
-    kAbs,
-    kSign,
-    kReciprocal,
-    kFloor,
-    kCeil,
-    kExp,
-    kExpm1,
-    kLog,
-    kLog1p,
-    kLog2,
-    kLog10,
-    kSqrt,
-    kRsqrt,
-    kSquare,
-    kSin,
-    kCos,
-    kTan,
-    kArcsin,
-    kArccos,
-    kArctan,
-    kSinh,
-    kCosh,
-    kTanh,
-    kSigmoid,
-    kErf,
-    kLogicalNot,  // any dtype in, bool out
-    kIsnan,
-    kIsinf,
-    kIsfinite,  // any dtype in, bool out
-};
-
-enum class BinaryOp : uint8_t {
-    kAdd,
-    kSubtract,
-    kMultiply,
-    kDivide,
-    kFloorDivide,
-    kMod,
-    kPower,
-    kMaximum,
-    kMinimum,
-    kArctan2,
-    kKeepWherePositive,  // a where b > 0, else 0 (ReLU's gradient in one pass)
-    kEqual,
-    kNotEqual,
-    kLess,
-    kLessEqual,
-    kGreater,
-    kGreaterEqual,  // bool out
-    kLogicalAnd,
-    kLogicalOr,
-    kLogicalXor,  // bool out
-};
-
 enum class ReduceOp : uint8_t { kSum, kProd, kMax, kMin, kAny, kAll };
 enum class ArgReduceOp : uint8_t { kArgMax, kArgMin };
 enum class RandomDistribution : uint8_t { kUniform, kNormal, kBernoulli, kRandint };
-
-// True for comparisons and logical ops, whose output dtype is bool.
-bool is_predicate(BinaryOp op);
-bool is_predicate(UnaryOp op);
 
 // out[b] = alpha * op(a[b]) @ op(b[b]) + beta * out[b] for every batch index b.
 // a: (batch, m, k) or (batch, k, m) when trans_a; b: (batch, k, n) or (batch, n, k)

@@ -1,12 +1,10 @@
-// Binary elementwise kernels, as core/native/kernels_binary.cc and binary_ops.h: numpy's
-// integer semantics without undefined behaviour (signed integers wrap, division and
-// modulo by zero give 0, floor division and modulo follow Python's signs). One kernel per
-// dtype and output kind, the op a runtime switch; a scalar operand is a functor member.
+// Binary elementwise kernels on the rows of core/elementwise_binary.h, the formulas the
+// native loops run. One kernel per dtype and output kind, the op a runtime branch; a scalar
+// operand is a functor member.
 
-#include <cmath>
 #include <cstring>
-#include <type_traits>
 
+#include "core/elementwise_table.h"
 #include "core/error.h"
 #include "cuda/cuda_kernels.h"
 #include "cuda/device_guard.h"
@@ -17,188 +15,41 @@
 namespace rensa::cuda {
 namespace {
 
-template <class C>
-inline constexpr bool kIsInt = std::is_integral_v<C> && !std::is_same_v<C, bool>;
-template <class C>
-using Unsigned = std::make_unsigned_t<std::conditional_t<kIsInt<C>, C, int>>;
-
-template <class C>
-__host__ __device__ C wrap_sub(C a, C b) {
-    return static_cast<C>(static_cast<Unsigned<C>>(a) - static_cast<Unsigned<C>>(b));
-}
-
-template <class C>
-__host__ __device__ C int_power(C a, C b) {
-    if constexpr (std::is_signed_v<C>) {
-        if (b < 0) return a == 1 ? C{1} : a == -1 ? ((b & 1) ? C{-1} : C{1}) : C{0};
-    }
-    using U = Unsigned<C>;
-    U result = 1, base = static_cast<U>(a);
-    for (auto e = static_cast<U>(b); e != 0; e >>= 1) {
-        if (e & 1) result = static_cast<U>(result * base);
-        base = static_cast<U>(base * base);
-    }
-    return static_cast<C>(result);
-}
-
-// Integer arithmetic (int8, uint8, int32, int64).
-template <class C>
-__host__ __device__ C int_op(BinaryOp op, C a, C b) {
-    using U = Unsigned<C>;
-    switch (op) {
-        case BinaryOp::kAdd:
-            return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
-        case BinaryOp::kSubtract:
-            return wrap_sub(a, b);
-        case BinaryOp::kMultiply:
-            return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
-        case BinaryOp::kDivide:
-        case BinaryOp::kFloorDivide: {
-            if (b == 0) return 0;
-            if constexpr (std::is_signed_v<C>) {
-                if (b == -1) return wrap_sub(C{0}, a);
-                C q = static_cast<C>(a / b);
-                if (op == BinaryOp::kFloorDivide && (a % b != 0) && ((a < 0) != (b < 0))) --q;
-                return q;
-            }
-            return static_cast<C>(a / b);
-        }
-        case BinaryOp::kMod: {
-            if (b == 0) return 0;
-            if constexpr (std::is_signed_v<C>) {
-                if (b == -1) return 0;
-                C r = static_cast<C>(a % b);
-                if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<C>(r + b);
-                return r;
-            }
-            return static_cast<C>(a % b);
-        }
-        case BinaryOp::kPower:
-            return int_power(a, b);
-        case BinaryOp::kMaximum:
-            return a < b ? b : a;
-        case BinaryOp::kMinimum:
-            return b < a ? b : a;
-        default:  // kKeepWherePositive (kArctan2 is rejected on the host)
-            return b > C{0} ? a : C{0};
-    }
-}
-
-// Float arithmetic on float or double (half types arrive as float).
-template <class C>
-__host__ __device__ C float_op(BinaryOp op, C a, C b) {
-    switch (op) {
-        case BinaryOp::kAdd:
-            return a + b;
-        case BinaryOp::kSubtract:
-            return a - b;
-        case BinaryOp::kMultiply:
-            return a * b;
-        case BinaryOp::kDivide:
-            return a / b;
-        case BinaryOp::kFloorDivide:
-            return std::floor(a / b);
-        case BinaryOp::kMod: {
-            C r = std::fmod(a, b);
-            if (r != 0 && ((r < 0) != (b < 0))) r += b;
-            return r;
-        }
-        case BinaryOp::kPower:
-            return std::pow(a, b);
-        case BinaryOp::kMaximum:
-            if (a != a) return a;
-            if (b != b) return b;
-            return a < b ? b : a;
-        case BinaryOp::kMinimum:
-            if (a != a) return a;
-            if (b != b) return b;
-            return b < a ? b : a;
-        case BinaryOp::kArctan2:
-            return std::atan2(a, b);
-        default:  // kKeepWherePositive
-            return b > C{0} ? a : C{0};
-    }
-}
-
-// Bool arithmetic, as binary_ops.h on bool (ops promote bool first where numpy does).
-__host__ __device__ bool bool_op(BinaryOp op, bool a, bool b) {
-    switch (op) {
-        case BinaryOp::kAdd:
-            return a || b;  // bool(a + b)
-        case BinaryOp::kSubtract:
-            return a != b;  // bool(a - b)
-        case BinaryOp::kMultiply:
-            return a && b;
-        case BinaryOp::kDivide:
-            return b ? a : false;  // a / b; division by false is undefined on the CPU
-        case BinaryOp::kMaximum:
-            return a < b ? b : a;
-        case BinaryOp::kMinimum:
-            return b < a ? b : a;
-        case BinaryOp::kKeepWherePositive:
-            return b ? a : false;
-        default:  // floor_divide, mod, power: the first operand
-            return a;
-    }
-}
-
-// Note [Shared op bodies]: the full op switch is one non-inlined function per dtype,
-// called by the four kernels of that dtype (binary and scalar, contiguous and strided)
-// and by each unrolled lane, instead of being copied into all of them: that cut this
-// file's compile time fourfold. add, subtract and multiply, the hot ones, stay inline.
+// Note [Shared op bodies]: the dispatch over all arithmetic rows is one non-inlined
+// function per dtype, called by the four kernels of that dtype (binary and scalar,
+// contiguous and strided) and by each unrolled lane, instead of being copied into all of
+// them: that cut this file's compile time fourfold. add, subtract and multiply, the hot
+// ones, stay inline.
 template <class T>
 __host__ __device__ __noinline__ T arithmetic_any(BinaryOp op, T a, T b) {
-    if constexpr (kIsFloating<T>) {
-        return from_compute<T>(float_op(op, to_compute(a), to_compute(b)));
-    } else if constexpr (std::is_same_v<T, bool>) {
-        return bool_op(op, a, b);
-    } else {
-        return int_op(op, a, b);
-    }
+    using C = ComputeT<T>;
+    return visit_row(op, [a, b]<class Row>(Row) -> T {
+        if constexpr (Row::dtypes == Dtypes::kPredicate || !elementwise::kComputes<Row, C>) {
+            return a;  // never sent here
+        } else {
+            return from_compute<T>(Row::apply(to_compute(a), to_compute(b)));
+        }
+    });
 }
 
 template <class T>
 __host__ __device__ __forceinline__ T arithmetic(BinaryOp op, T a, T b) {
-    using C = ComputeT<T>;
-    if constexpr (!std::is_same_v<T, bool>) {
-        if constexpr (kIsInt<T>) {
-            using U = Unsigned<T>;
-            if (op == BinaryOp::kAdd) return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-            if (op == BinaryOp::kSubtract) return wrap_sub(a, b);
-            if (op == BinaryOp::kMultiply) return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-        } else {
-            if (op == BinaryOp::kAdd) return from_compute<T>(static_cast<C>(to_compute(a) + to_compute(b)));
-            if (op == BinaryOp::kSubtract) return from_compute<T>(static_cast<C>(to_compute(a) - to_compute(b)));
-            if (op == BinaryOp::kMultiply) return from_compute<T>(static_cast<C>(to_compute(a) * to_compute(b)));
-        }
-    }
+    namespace e = elementwise;
+    if (op == BinaryOp::kAdd) return from_compute<T>(e::Add::apply(to_compute(a), to_compute(b)));
+    if (op == BinaryOp::kSubtract) return from_compute<T>(e::Subtract::apply(to_compute(a), to_compute(b)));
+    if (op == BinaryOp::kMultiply) return from_compute<T>(e::Multiply::apply(to_compute(a), to_compute(b)));
     return arithmetic_any(op, a, b);
 }
 
 template <class T>
-__host__ __device__ bool predicate(BinaryOp op, T va, T vb) {
-    using C = ComputeT<T>;
-    const C a = to_compute(va), b = to_compute(vb);
-    switch (op) {
-        case BinaryOp::kEqual:
-            return a == b;
-        case BinaryOp::kNotEqual:
-            return a != b;
-        case BinaryOp::kLess:
-            return a < b;
-        case BinaryOp::kLessEqual:
-            return a <= b;
-        case BinaryOp::kGreater:
-            return a > b;
-        case BinaryOp::kGreaterEqual:
-            return a >= b;
-        case BinaryOp::kLogicalAnd:
-            return a != C{0} && b != C{0};
-        case BinaryOp::kLogicalOr:
-            return a != C{0} || b != C{0};
-        default:  // kLogicalXor
-            return (a != C{0}) != (b != C{0});
-    }
+__host__ __device__ bool predicate(BinaryOp op, T a, T b) {
+    return visit_row(op, [a, b]<class Row>(Row) -> bool {
+        if constexpr (Row::dtypes == Dtypes::kPredicate) {
+            return Row::apply(to_compute(a), to_compute(b));
+        } else {
+            return false;  // never sent here
+        }
+    });
 }
 
 // kMaxVec 4: bounds the unrolled copies of the op switch (16-byte accesses for float32).
@@ -233,7 +84,8 @@ struct ScalarPredicateFn {
 };
 
 void check_float_op(BinaryOp op, Dtype dtype) {
-    RENSA_CHECK(op != BinaryOp::kArctan2 || is_float(dtype), DtypeError, "arctan2 kernel: needs a float dtype");
+    RENSA_CHECK(op_dtypes(op) != Dtypes::kFloat || is_float(dtype), DtypeError, "binary kernel: ", op_name(op),
+                " needs a float dtype, got ", dtype);
 }
 
 }  // namespace

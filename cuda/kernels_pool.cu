@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "core/window_geometry.h"
 #include "cuda/check.h"
 #include "cuda/cuda_kernels.h"
 #include "cuda/device_guard.h"
@@ -24,11 +25,10 @@
 namespace rensa::cuda {
 namespace {
 
-constexpr int kDims = 3;
+constexpr int kDims = kWindowDims;
 
-struct Geometry {
-    int64_t in[kDims] = {1, 1, 1}, out[kDims] = {1, 1, 1}, k[kDims] = {1, 1, 1};
-    int64_t stride[kDims] = {1, 1, 1}, pad[kDims] = {0, 0, 0};
+// The window geometry (core/window_geometry.h) plus the plane sizes.
+struct Geometry : WindowGeometry {
     int64_t in_plane = 1, out_plane = 1, window = 1, channels = 1;
 };
 
@@ -44,20 +44,10 @@ struct PlaneStrides {
 Geometry make_geometry(const Shape& x_shape, const Shape& y_shape, const Shape& ksize, const Shape& stride,
                        const Shape& pad) {
     Geometry g;
-    const int nd = ksize.size();
-    const int shift = kDims - nd;
-    for (int i = 0; i < nd; ++i) {
-        g.in[shift + i] = x_shape[2 + i];
-        g.out[shift + i] = y_shape[2 + i];
-        g.k[shift + i] = ksize[i];
-        g.stride[shift + i] = stride[i];
-        g.pad[shift + i] = pad[i];
-    }
-    for (int d = 0; d < kDims; ++d) {
-        g.in_plane *= g.in[d];
-        g.out_plane *= g.out[d];
-        g.window *= g.k[d];
-    }
+    static_cast<WindowGeometry&>(g) = WindowGeometry::pooling(x_shape, y_shape, ksize, stride, pad);
+    g.in_plane = g.in_size();
+    g.out_plane = g.out_size();
+    g.window = g.k_size();
     g.channels = x_shape[1];
     return g;
 }
@@ -69,15 +59,6 @@ PlaneStrides plane_strides(const Array& a) {
     const int shift = kDims - (a.ndim() - 2);
     for (int i = 2; i < a.ndim(); ++i) s.sp[shift + i - 2] = a.strides()[i];
     return s;
-}
-
-__device__ inline int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
-
-// Window of output o along dim d, clipped to the input: [lo, hi).
-__device__ inline void window_bounds(const Geometry& g, int d, int64_t o, int64_t& lo, int64_t& hi) {
-    const int64_t start = o * g.stride[d] - g.pad[d];
-    lo = clamp64(start, 0, g.in[d]);
-    hi = clamp64(start + g.k[d], 0, g.in[d]);
 }
 
 // Splits a flat index over a plane of `dims` into (plane, z, y, x).
@@ -98,7 +79,7 @@ __global__ void pool_kernel(PoolMode mode, const char* x, PlaneStrides xs, T* y,
     for (int64_t i = grid_index(); i < total; i += grid_stride()) {
         int64_t p = 0, o[kDims], lo[kDims], hi[kDims];
         unflatten(i, g.out, g.out_plane, p, o);
-        for (int d = 0; d < kDims; ++d) window_bounds(g, d, o[d], lo[d], hi[d]);
+        for (int d = 0; d < kDims; ++d) g.window_bounds(d, o[d], lo[d], hi[d]);
         const bool empty = lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2];
         if (mode == PoolMode::kMax) {
             C best = -static_cast<C>(INFINITY);
@@ -165,7 +146,7 @@ __global__ void pool_backward_kernel(PoolMode mode, const char* gy, PlaneStrides
                         n = 1;
                         for (int d = 0; d < kDims; ++d) {
                             int64_t lo = 0, hi = 0;
-                            window_bounds(g, d, o[d], lo, hi);
+                            g.window_bounds(d, o[d], lo, hi);
                             n *= hi - lo;
                         }
                     }

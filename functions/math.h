@@ -53,6 +53,7 @@ using rensa::sum;
 [[nodiscard]] Variable cumsum(const Variable& x, std::optional<int> axis = std::nullopt);
 
 // --- Elementwise (same shape and dtype as x).
+[[nodiscard]] Variable expm1(const Variable& x);  // exp(x) - 1, accurate near 0
 [[nodiscard]] Variable log1p(const Variable& x);
 [[nodiscard]] Variable log2(const Variable& x);
 [[nodiscard]] Variable log10(const Variable& x);
@@ -63,10 +64,24 @@ using rensa::sum;
 [[nodiscard]] Variable sin(const Variable& x);
 [[nodiscard]] Variable cos(const Variable& x);
 [[nodiscard]] Variable tan(const Variable& x);
+[[nodiscard]] Variable arcsin(const Variable& x);
+[[nodiscard]] Variable arccos(const Variable& x);
 [[nodiscard]] Variable arctan(const Variable& x);
 [[nodiscard]] Variable sinh(const Variable& x);
 [[nodiscard]] Variable cosh(const Variable& x);
 [[nodiscard]] Variable erf(const Variable& x);
+[[nodiscard]] Variable erfc(const Variable& x);  // 1 - erf(x), accurate for large x
+[[nodiscard]] Variable ndtr(const Variable& x);  // the standard normal CDF
+// arctan(x1 / x2) in the quadrant of (x2, x1), and the remainder with x's sign (numpy.fmod);
+// both broadcast, one float dtype.
+[[nodiscard]] Variable arctan2(const Variable& x1, const Variable& x2);
+[[nodiscard]] Variable fmod(const Variable& x, const Variable& divisor);
+// Chainer's rounding functions: not differentiable; a Variable that does not require grad, in
+// x's dtype (fix rounds toward zero).
+[[nodiscard]] Variable floor(const Variable& x);
+[[nodiscard]] Variable ceil(const Variable& x);
+[[nodiscard]] Variable fix(const Variable& x);
+[[nodiscard]] Variable sign(const Variable& x);
 // min(max(x, x_min), x_max); at least one bound must be given and x_min < x_max
 // (ValueError). The gradient passes where x_min <= x <= x_max.
 [[nodiscard]] Variable clip(const Variable& x, std::optional<double> x_min, std::optional<double> x_max);

@@ -39,7 +39,7 @@ memory::desc any(const Dims& dims) { return {dims, memory::data_type::f32, memor
 // The layout the primitive is asked for: oneDNN's choice or Chainer's plain one.
 memory::desc inner(const Dims& dims, DnnlLayout layout) { return layout == DnnlLayout::kAny ? any(dims) : plain(dims); }
 
-Dims with_spatial(Dims head, const std::array<int64_t, 3>& tail, int nd) {
+Dims with_spatial(Dims head, const int64_t (&tail)[kWindowDims], int nd) {
     for (int i = 3 - nd; i < 3; ++i) head.push_back(tail[i]);
     return head;
 }
@@ -48,7 +48,7 @@ Dims with_spatial(Dims head, const std::array<int64_t, 3>& tail, int nd) {
 struct Problem {
     Dims src, weights, bias, dst, strides, dilates, pad_l, pad_r;
 };
-Problem problem(const ConvGeometry& g) {
+Problem problem(const WindowGeometry& g) {
     Problem p;
     p.src = with_spatial({g.n, g.c_in}, g.in, g.nd);
     p.dst = with_spatial({g.n, g.c_out}, g.out, g.nd);
@@ -135,7 +135,7 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Problem& p, bool bias
             cpu_engine()};
 }
 
-Plan build_plan(const ConvGeometry& g, Direction direction, DnnlLayout l) {
+Plan build_plan(const WindowGeometry& g, Direction direction, DnnlLayout l) {
     const Problem p = problem(g);
     const bool bias = direction == Direction::kForwardBias;
     const auto fwd = forward_pd(p, bias, l);
@@ -173,7 +173,7 @@ Plan build_plan(const ConvGeometry& g, Direction direction, DnnlLayout l) {
 }
 
 // The cached plan of a problem; null when oneDNN refuses it. See Note [oneDNN plans].
-std::shared_ptr<const Plan> find_plan(const ConvGeometry& g, Direction direction, DnnlLayout layout) {
+std::shared_ptr<const Plan> find_plan(const WindowGeometry& g, Direction direction, DnnlLayout layout) {
     using Key = std::tuple<int, int, int, int64_t, int64_t, int64_t, int64_t, std::array<int64_t, 18>>;
     const Key key{static_cast<int>(direction),
                   static_cast<int>(layout),
@@ -200,7 +200,7 @@ std::shared_ptr<const Plan> find_plan(const ConvGeometry& g, Direction direction
 
 }  // namespace
 
-bool dnnl_convolution(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
+bool dnnl_convolution(const WindowGeometry& g, const float* x, const float* w, const float* b, float* y,
                       DnnlLayout layout) {
     const auto plan = find_plan(g, b ? Direction::kForwardBias : Direction::kForward, layout);
     if (!plan) return false;
@@ -208,7 +208,7 @@ bool dnnl_convolution(const ConvGeometry& g, const float* x, const float* w, con
     return true;
 }
 
-bool dnnl_convolution_backward_data(const ConvGeometry& g, const float* gy, const float* w, float* gx,
+bool dnnl_convolution_backward_data(const WindowGeometry& g, const float* gy, const float* w, float* gx,
                                     DnnlLayout layout) {
     const auto plan = find_plan(g, Direction::kBackwardData, layout);
     if (!plan) return false;
@@ -216,7 +216,7 @@ bool dnnl_convolution_backward_data(const ConvGeometry& g, const float* gy, cons
     return true;
 }
 
-bool dnnl_convolution_backward_filter(const ConvGeometry& g, const float* x, const float* gy, float* gw,
+bool dnnl_convolution_backward_filter(const WindowGeometry& g, const float* x, const float* gy, float* gw,
                                       DnnlLayout layout) {
     const auto plan = find_plan(g, Direction::kBackwardFilter, layout);
     if (!plan) return false;
@@ -229,13 +229,13 @@ bool dnnl_convolution_backward_filter(const ConvGeometry& g, const float* x, con
 #else  // no oneDNN: the im2col path runs every problem
 
 namespace rensa::native {
-bool dnnl_convolution(const ConvGeometry&, const float*, const float*, const float*, float*, DnnlLayout) {
+bool dnnl_convolution(const WindowGeometry&, const float*, const float*, const float*, float*, DnnlLayout) {
     return false;
 }
-bool dnnl_convolution_backward_data(const ConvGeometry&, const float*, const float*, float*, DnnlLayout) {
+bool dnnl_convolution_backward_data(const WindowGeometry&, const float*, const float*, float*, DnnlLayout) {
     return false;
 }
-bool dnnl_convolution_backward_filter(const ConvGeometry&, const float*, const float*, float*, DnnlLayout) {
+bool dnnl_convolution_backward_filter(const WindowGeometry&, const float*, const float*, float*, DnnlLayout) {
     return false;
 }
 }  // namespace rensa::native

@@ -46,7 +46,7 @@ ValidRange valid_range(int64_t offset, int64_t s, int64_t in, int64_t out) {
 // col starting at that output row, input row or nullptr when it lies in the padding, and
 // the valid range along the last axis and its input offset).
 template <class Fn>
-void for_each_row(const ConvGeometry& g, Fn&& fn) {
+void for_each_row(const WindowGeometry& g, Fn&& fn) {
     int64_t kidx = 0;
     for (int64_t kz = 0; kz < g.k[0]; ++kz) {
         for (int64_t ky = 0; ky < g.k[1]; ++ky) {
@@ -54,9 +54,9 @@ void for_each_row(const ConvGeometry& g, Fn&& fn) {
                 const int64_t off_x = kx * g.dilate[2] - g.pad[2];
                 const ValidRange rx = valid_range(off_x, g.stride[2], g.in[2], g.out[2]);
                 for (int64_t oz = 0; oz < g.out[0]; ++oz) {
-                    const int64_t iz = oz * g.stride[0] - g.pad[0] + kz * g.dilate[0];
+                    const int64_t iz = g.input_at(0, oz, kz);
                     for (int64_t oy = 0; oy < g.out[1]; ++oy) {
-                        const int64_t iy = oy * g.stride[1] - g.pad[1] + ky * g.dilate[1];
+                        const int64_t iy = g.input_at(1, oy, ky);
                         const bool inside = iz >= 0 && iz < g.in[0] && iy >= 0 && iy < g.in[1];
                         const int64_t in_row = inside ? (iz * g.in[1] + iy) * g.in[2] : -1;
                         fn(kidx, (oz * g.out[1] + oy) * g.out[2], in_row, rx, off_x);
@@ -69,7 +69,7 @@ void for_each_row(const ConvGeometry& g, Fn&& fn) {
 
 // col rows of one channel (k_size rows with leading dimension ld) from its input plane.
 template <class T>
-void im2col_channel(const ConvGeometry& g, const T* x, T* col, int64_t ld) {
+void im2col_channel(const WindowGeometry& g, const T* x, T* col, int64_t ld) {
     const int64_t s = g.stride[2];
     for_each_row(g, [&](int64_t kidx, int64_t o, int64_t in_row, ValidRange r, int64_t off) {
         T* dst = col + kidx * ld + o;
@@ -90,7 +90,7 @@ void im2col_channel(const ConvGeometry& g, const T* x, T* col, int64_t ld) {
 
 // The input plane of one channel (accumulated into) from its col rows.
 template <class T>
-void col2im_channel(const ConvGeometry& g, const T* col, int64_t ld, T* x) {
+void col2im_channel(const WindowGeometry& g, const T* col, int64_t ld, T* x) {
     const int64_t s = g.stride[2];
     for_each_row(g, [&](int64_t kidx, int64_t o, int64_t in_row, ValidRange r, int64_t off) {
         if (in_row < 0) return;
@@ -110,14 +110,14 @@ void parallel_planes(int64_t bn, int64_t channels, int64_t work_per_plane, Fn&& 
 }
 
 // The chunk of samples processed together.
-int64_t chunk_samples(const ConvGeometry& g) {
+int64_t chunk_samples(const WindowGeometry& g) {
     const int64_t per_sample = std::max<int64_t>(1, g.c_in_group() * g.k_size() * g.out_size());
     return std::clamp<int64_t>(kColumnBudget / per_sample, 1, std::max<int64_t>(g.n, 1));
 }
 
 // col for samples [n0, n0 + bn) of group `grp`.
 template <class T>
-void im2col_chunk(const ConvGeometry& g, const T* x, int64_t n0, int64_t bn, int64_t grp, T* col) {
+void im2col_chunk(const WindowGeometry& g, const T* x, int64_t n0, int64_t bn, int64_t grp, T* col) {
     const int64_t cg = g.c_in_group(), ks = g.k_size(), os = g.out_size(), ld = bn * os;
     parallel_planes(bn, cg, ks * os, [&](int64_t b, int64_t c) {
         const T* plane = x + ((n0 + b) * g.c_in + grp * cg + c) * g.in_size();
@@ -128,7 +128,7 @@ void im2col_chunk(const ConvGeometry& g, const T* x, int64_t n0, int64_t bn, int
 // gy_g for samples [n0, n0 + bn) of group `grp` as a (c_out_group, bn * out_size) matrix:
 // a view into gy for one sample, else a copy into `buffer`.
 template <class T>
-const T* gather_gy(const ConvGeometry& g, const T* gy, int64_t n0, int64_t bn, int64_t grp, std::vector<T>& buffer) {
+const T* gather_gy(const WindowGeometry& g, const T* gy, int64_t n0, int64_t bn, int64_t grp, std::vector<T>& buffer) {
     const int64_t cog = g.c_out_group(), os = g.out_size();
     const T* base = gy + (n0 * g.c_out + grp * cog) * os;
     if (bn == 1) return base;
@@ -143,7 +143,7 @@ const T* gather_gy(const ConvGeometry& g, const T* gy, int64_t n0, int64_t bn, i
 }  // namespace
 
 template <class T>
-void im2col_convolution(const ConvGeometry& g, const T* x, const T* w, const T* b, T* y) {
+void im2col_convolution(const WindowGeometry& g, const T* x, const T* w, const T* b, T* y) {
     const int64_t cog = g.c_out_group(), ck = g.c_in_group() * g.k_size(), os = g.out_size();
     const int64_t chunk = chunk_samples(g);
     std::vector<T> col(static_cast<size_t>(ck * chunk * os)), tmp(static_cast<size_t>(cog * chunk * os));
@@ -164,7 +164,7 @@ void im2col_convolution(const ConvGeometry& g, const T* x, const T* w, const T* 
 }
 
 template <class T>
-void im2col_convolution_backward_data(const ConvGeometry& g, const T* gy, const T* w, T* gx) {
+void im2col_convolution_backward_data(const WindowGeometry& g, const T* gy, const T* w, T* gx) {
     const int64_t cg = g.c_in_group(), cog = g.c_out_group(), ks = g.k_size(), ck = cg * ks, os = g.out_size();
     const int64_t chunk = chunk_samples(g);
     std::fill(gx, gx + g.n * g.c_in * g.in_size(), T{0});
@@ -183,7 +183,7 @@ void im2col_convolution_backward_data(const ConvGeometry& g, const T* gy, const 
 }
 
 template <class T>
-void im2col_convolution_backward_filter(const ConvGeometry& g, const T* x, const T* gy, T* gw) {
+void im2col_convolution_backward_filter(const WindowGeometry& g, const T* x, const T* gy, T* gw) {
     const int64_t cog = g.c_out_group(), ck = g.c_in_group() * g.k_size(), os = g.out_size();
     const int64_t chunk = chunk_samples(g);
     std::vector<T> col(static_cast<size_t>(ck * chunk * os)), buffer;
@@ -197,11 +197,11 @@ void im2col_convolution_backward_filter(const ConvGeometry& g, const T* x, const
     }
 }
 
-template void im2col_convolution<float>(const ConvGeometry&, const float*, const float*, const float*, float*);
-template void im2col_convolution<double>(const ConvGeometry&, const double*, const double*, const double*, double*);
-template void im2col_convolution_backward_data<float>(const ConvGeometry&, const float*, const float*, float*);
-template void im2col_convolution_backward_data<double>(const ConvGeometry&, const double*, const double*, double*);
-template void im2col_convolution_backward_filter<float>(const ConvGeometry&, const float*, const float*, float*);
-template void im2col_convolution_backward_filter<double>(const ConvGeometry&, const double*, const double*, double*);
+template void im2col_convolution<float>(const WindowGeometry&, const float*, const float*, const float*, float*);
+template void im2col_convolution<double>(const WindowGeometry&, const double*, const double*, const double*, double*);
+template void im2col_convolution_backward_data<float>(const WindowGeometry&, const float*, const float*, float*);
+template void im2col_convolution_backward_data<double>(const WindowGeometry&, const double*, const double*, double*);
+template void im2col_convolution_backward_filter<float>(const WindowGeometry&, const float*, const float*, float*);
+template void im2col_convolution_backward_filter<double>(const WindowGeometry&, const double*, const double*, double*);
 
 }  // namespace rensa::native

@@ -1,84 +1,29 @@
-// Binary elementwise kernels: arithmetic keeps the operands' dtype; comparisons and
-// logical ops write bool. A scalar operand is a 0-d broadcast, which map_binary's
-// stride-0 path handles without a temporary array.
-
-#include <cmath>
+// Binary elementwise kernels: one loop per (row, dtype) of core/elementwise_binary.h, chosen
+// outside the element loop. Arithmetic keeps the operands' dtype; predicates write bool. A
+// scalar operand is a 0-d broadcast, which map_binary's stride-0 path handles without a
+// temporary array of a's shape.
 
 #include "core/backend.h"
+#include "core/elementwise_table.h"
 #include "core/error.h"
-#include "core/native/binary_ops.h"
 #include "core/native/elementwise_loop.h"
 #include "core/native/native_kernels.h"
 
 namespace rensa::native {
 namespace {
 
-template <class T>
-void arithmetic(BinaryOp op, const LoopPlan<3>& plan) {
-    using C = ComputeT<T>;
-    namespace b = binary_ops;
-    switch (op) {
-        case BinaryOp::kAdd:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::add(x, y); });
-        case BinaryOp::kSubtract:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::subtract(x, y); });
-        case BinaryOp::kMultiply:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::multiply(x, y); });
-        case BinaryOp::kDivide:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::divide(x, y); });
-        case BinaryOp::kFloorDivide:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::floor_divide(x, y); });
-        case BinaryOp::kMod:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::mod(x, y); });
-        case BinaryOp::kPower:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::power(x, y); });
-        case BinaryOp::kMaximum:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::maximum(x, y); });
-        case BinaryOp::kMinimum:
-            return map_binary<T, T>(plan, [](C x, C y) { return b::minimum(x, y); });
-        case BinaryOp::kKeepWherePositive:
-            return map_binary<T, T>(plan, [](C x, C y) { return y > C{0} ? x : C{0}; });
-        case BinaryOp::kArctan2:
-            if constexpr (kIsFloating<T>) return map_binary<T, T>(plan, [](C x, C y) { return std::atan2(x, y); });
-            RENSA_THROW(DtypeError, "arctan2 kernel: needs a float dtype");
-        default:
-            RENSA_ASSERT(false);
-    }
-}
-
-template <class T>
-void predicate(BinaryOp op, const LoopPlan<3>& plan) {
-    using C = ComputeT<T>;
-    switch (op) {
-        case BinaryOp::kEqual:
-            return map_binary<bool, T>(plan, [](C x, C y) { return x == y; });
-        case BinaryOp::kNotEqual:
-            return map_binary<bool, T>(plan, [](C x, C y) { return x != y; });
-        case BinaryOp::kLess:
-            return map_binary<bool, T>(plan, [](C x, C y) { return x < y; });
-        case BinaryOp::kLessEqual:
-            return map_binary<bool, T>(plan, [](C x, C y) { return x <= y; });
-        case BinaryOp::kGreater:
-            return map_binary<bool, T>(plan, [](C x, C y) { return x > y; });
-        case BinaryOp::kGreaterEqual:
-            return map_binary<bool, T>(plan, [](C x, C y) { return x >= y; });
-        case BinaryOp::kLogicalAnd:
-            return map_binary<bool, T>(plan, [](C x, C y) { return x != C{0} && y != C{0}; });
-        case BinaryOp::kLogicalOr:
-            return map_binary<bool, T>(plan, [](C x, C y) { return x != C{0} || y != C{0}; });
-        case BinaryOp::kLogicalXor:
-            return map_binary<bool, T>(plan, [](C x, C y) { return (x != C{0}) != (y != C{0}); });
-        default:
-            RENSA_ASSERT(false);
-    }
-}
-
 void run_binary(BinaryOp op, Dtype dtype, const LoopPlan<3>& plan) {
     visit_dtype(dtype, [&]<typename T>() {
-        if (is_predicate(op))
-            predicate<T>(op, plan);
-        else
-            arithmetic<T>(op, plan);
+        using C = ComputeT<T>;
+        visit_row(op, [&]<class Row>(Row) {
+            if constexpr (Row::dtypes == Dtypes::kPredicate) {
+                map_binary<bool, T>(plan, [](C a, C b) { return Row::apply(a, b); });
+            } else if constexpr (elementwise::kComputes<Row, C>) {
+                map_binary<T, T>(plan, [](C a, C b) { return Row::apply(a, b); });
+            } else {
+                RENSA_THROW(DtypeError, "binary kernel: ", Row::name, " needs a float dtype, got ", dtype);
+            }
+        });
     });
 }
 

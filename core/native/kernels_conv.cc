@@ -35,7 +35,7 @@ T* out_ptr(const Array& a) {
 constexpr int64_t kDnnlMinMacs = int64_t{1} << 18;
 
 // Whether float32 goes to oneDNN; RENSA_CONV_ALGO=im2col forces im2col (for benchmarks).
-bool use_dnnl(const ConvGeometry& g) {
+bool use_dnnl(const WindowGeometry& g) {
     static const bool enabled = [] {
         const char* algo = std::getenv("RENSA_CONV_ALGO");
         return algo == nullptr || std::strcmp(algo, "im2col") != 0;
@@ -74,8 +74,8 @@ void run(const Array& out, Fn&& fn) {
 }  // namespace
 
 void NativeKernels::convolution(const ConvolutionArgs& args) {
-    const ConvGeometry g = ConvGeometry::make(args.x.shape(), args.w.shape(), args.y.shape(), args.stride, args.pad,
-                                              args.dilate, args.groups);
+    const WindowGeometry g = WindowGeometry::convolution(args.x.shape(), args.w.shape(), args.y.shape(), args.stride,
+                                                         args.pad, args.dilate, args.groups);
     run(args.y, [&]<typename T>(const Array& y, Dtype compute) {
         const Array x = operand(args.x, compute), w = operand(args.w, compute), b = operand(args.b, compute);
         if constexpr (std::same_as<T, float>) {
@@ -88,8 +88,8 @@ void NativeKernels::convolution(const ConvolutionArgs& args) {
 }
 
 void NativeKernels::convolution_backward_data(const ConvolutionBackwardDataArgs& args) {
-    const ConvGeometry g = ConvGeometry::make(args.gx.shape(), args.w.shape(), args.gy.shape(), args.stride, args.pad,
-                                              args.dilate, args.groups);
+    const WindowGeometry g = WindowGeometry::convolution(args.gx.shape(), args.w.shape(), args.gy.shape(), args.stride,
+                                                         args.pad, args.dilate, args.groups);
     run(args.gx, [&]<typename T>(const Array& gx, Dtype compute) {
         const Array gy = operand(args.gy, compute), w = operand(args.w, compute);
         if constexpr (std::same_as<T, float>) {
@@ -102,8 +102,8 @@ void NativeKernels::convolution_backward_data(const ConvolutionBackwardDataArgs&
 }
 
 void NativeKernels::convolution_backward_filter(const ConvolutionBackwardFilterArgs& args) {
-    const ConvGeometry g = ConvGeometry::make(args.x.shape(), args.gw.shape(), args.gy.shape(), args.stride, args.pad,
-                                              args.dilate, args.groups);
+    const WindowGeometry g = WindowGeometry::convolution(args.x.shape(), args.gw.shape(), args.gy.shape(), args.stride,
+                                                         args.pad, args.dilate, args.groups);
     run(args.gw, [&]<typename T>(const Array& gw, Dtype compute) {
         const Array x = operand(args.x, compute), gy = operand(args.gy, compute);
         if constexpr (std::same_as<T, float>) {

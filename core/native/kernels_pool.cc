@@ -20,6 +20,7 @@
 #include "core/native/dtype_dispatch.h"
 #include "core/native/native_kernels.h"
 #include "core/native/parallel.h"
+#include "core/window_geometry.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -28,12 +29,10 @@
 namespace rensa::native {
 namespace {
 
-constexpr int kDims = 3;
+constexpr int kDims = kWindowDims;
 
-// The spatial geometry padded to three dims, plus each dim's window bounds per output.
-struct Geometry {
-    int64_t in[kDims] = {1, 1, 1}, out[kDims] = {1, 1, 1}, k[kDims] = {1, 1, 1};
-    int64_t stride[kDims] = {1, 1, 1}, pad[kDims] = {0, 0, 0};
+// The window geometry (core/window_geometry.h) plus each dim's window bounds per output.
+struct Geometry : WindowGeometry {
     std::vector<int64_t> lo[kDims], hi[kDims];  // window [lo, hi) clipped to the input, per output
     int64_t in_plane = 1, out_plane = 1, window = 1, planes = 0, channels = 1;
 };
@@ -41,25 +40,18 @@ struct Geometry {
 Geometry make_geometry(const Shape& x_shape, const Shape& y_shape, const Shape& ksize, const Shape& stride,
                        const Shape& pad) {
     Geometry g;
-    const int nd = ksize.size();
-    const int shift = kDims - nd;
-    for (int i = 0; i < nd; ++i) {
-        g.in[shift + i] = x_shape[2 + i];
-        g.out[shift + i] = y_shape[2 + i];
-        g.k[shift + i] = ksize[i];
-        g.stride[shift + i] = stride[i];
-        g.pad[shift + i] = pad[i];
-    }
+    static_cast<WindowGeometry&>(g) = WindowGeometry::pooling(x_shape, y_shape, ksize, stride, pad);
     for (int d = 0; d < kDims; ++d) {
         for (int64_t o = 0; o < g.out[d]; ++o) {
-            const int64_t start = o * g.stride[d] - g.pad[d];
-            g.lo[d].push_back(std::clamp<int64_t>(start, 0, g.in[d]));
-            g.hi[d].push_back(std::clamp<int64_t>(start + g.k[d], 0, g.in[d]));
+            int64_t lo = 0, hi = 0;
+            g.window_bounds(d, o, lo, hi);
+            g.lo[d].push_back(lo);
+            g.hi[d].push_back(hi);
         }
-        g.in_plane *= g.in[d];
-        g.out_plane *= g.out[d];
-        g.window *= g.k[d];
     }
+    g.in_plane = g.in_size();
+    g.out_plane = g.out_size();
+    g.window = g.k_size();
     g.channels = x_shape[1];
     g.planes = x_shape[0] * x_shape[1];
     return g;

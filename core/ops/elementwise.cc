@@ -14,63 +14,46 @@ Kernels& kernels_of(const Array& a) { return global_context().kernels(a.device()
 // (bool/int8/uint8 -> float16, int32/int64 -> float64).
 Dtype float_dtype_for(Dtype dtype) { return is_float(dtype) ? dtype : result_type(dtype, Dtype::kFloat16); }
 
-enum class UnaryKind { kFloat, kNumeric, kNumericNoBool, kPredicate };
-
-Array unary(UnaryOp op, std::string_view name, UnaryKind kind, const Array& x) {
-    RENSA_CHECK(x.defined(), ValueError, name, ": the input array is undefined");
-    Dtype compute = x.dtype();
-    switch (kind) {
-        case UnaryKind::kFloat:
-            compute = float_dtype_for(x.dtype());
-            break;
-        case UnaryKind::kNumericNoBool:
-            RENSA_CHECK(x.dtype() != Dtype::kBool, DtypeError, name,
-                        ": not supported for bool input (use logical_not for negation)");
-            break;
-        case UnaryKind::kNumeric:
-            if (x.dtype() == Dtype::kBool) compute = Dtype::kInt8;
-            break;
-        case UnaryKind::kPredicate:
-            break;
-    }
-    const Array in = x.astype(compute, false);
-    Array out = Array::empty(x.shape(), kind == UnaryKind::kPredicate ? Dtype::kBool : compute, x.device());
-    if (out.size() > 0) kernels_of(x).unary(op, in, out);
-    return out;
+// The row's bool_hint, for rows whose dtype rule refuses bool.
+template <class Op>
+const char* bool_hint(Op op) {
+    return visit_row(op, []<class Row>(Row) -> const char* {
+        if constexpr (requires { Row::bool_hint; }) {
+            return Row::bool_hint;
+        } else {
+            return "";
+        }
+    });
 }
 
-// The dtype op computes in for operands promoting to `common`.
-Dtype compute_dtype(BinaryOp op, std::string_view name, Dtype common) {
-    switch (op) {
-        case BinaryOp::kDivide:
-            return is_float(common) ? common : kDefaultFloat;
-        case BinaryOp::kArctan2:
-            return float_dtype_for(common);
-        case BinaryOp::kSubtract:
-            RENSA_CHECK(common != Dtype::kBool, DtypeError, name,
-                        ": boolean subtract is not supported, use logical_xor instead");
+// The dtype op computes in for operands promoting to `common` (Note [Elementwise tables]).
+template <class Op>
+Dtype compute_dtype(Op op, Dtype common) {
+    switch (op_dtypes(op)) {
+        case Dtypes::kSame:
+        case Dtypes::kPredicate:
             return common;
-        case BinaryOp::kFloorDivide:
-        case BinaryOp::kMod:
-        case BinaryOp::kPower:
+        case Dtypes::kBoolAsInt8:
             return common == Dtype::kBool ? Dtype::kInt8 : common;
-        case BinaryOp::kAdd:
-        case BinaryOp::kMultiply:
-        case BinaryOp::kMaximum:
-        case BinaryOp::kMinimum:
-        case BinaryOp::kKeepWherePositive:
-        case BinaryOp::kEqual:
-        case BinaryOp::kNotEqual:
-        case BinaryOp::kLess:
-        case BinaryOp::kLessEqual:
-        case BinaryOp::kGreater:
-        case BinaryOp::kGreaterEqual:
-        case BinaryOp::kLogicalAnd:
-        case BinaryOp::kLogicalOr:
-        case BinaryOp::kLogicalXor:
+        case Dtypes::kNoBool:
+            RENSA_CHECK(common != Dtype::kBool, DtypeError, op_name(op), ": Expect: a non-bool input, Actual: bool (",
+                        bool_hint(op), ")");
             return common;
+        case Dtypes::kFloat:
+            return float_dtype_for(common);
+        case Dtypes::kTrueDivide:
+            return is_float(common) ? common : kDefaultFloat;
     }
     return common;
+}
+
+Array unary(UnaryOp op, const Array& x) {
+    RENSA_CHECK(x.defined(), ValueError, op_name(op), ": Expect: a defined input array, Actual: undefined");
+    const Dtype compute = compute_dtype(op, x.dtype());
+    const Array in = x.astype(compute, false);
+    Array out = Array::empty(x.shape(), is_predicate(op) ? Dtype::kBool : compute, x.device());
+    if (out.size() > 0) kernels_of(x).unary(op, in, out);
+    return out;
 }
 
 void check_operands(std::string_view name, const Array& a, const Array& b) {
@@ -79,10 +62,11 @@ void check_operands(std::string_view name, const Array& a, const Array& b) {
                 " and ", b.device(), "); move one with to_device");
 }
 
-Array binary(BinaryOp op, std::string_view name, const Array& a, const Array& b) {
+Array binary(BinaryOp op, const Array& a, const Array& b) {
+    const char* name = op_name(op);
     check_operands(name, a, b);
     const Shape shape = broadcast_shapes(a.shape(), b.shape(), name);
-    const Dtype compute = compute_dtype(op, name, result_type(a.dtype(), b.dtype()));
+    const Dtype compute = compute_dtype(op, result_type(a.dtype(), b.dtype()));
     Array out = Array::empty(shape, is_predicate(op) ? Dtype::kBool : compute, a.device());
     if (out.size() == 0) return out;
     kernels_of(a).binary(op, a.astype(compute, false).broadcast_to(shape), b.astype(compute, false).broadcast_to(shape),
@@ -90,9 +74,9 @@ Array binary(BinaryOp op, std::string_view name, const Array& a, const Array& b)
     return out;
 }
 
-Array binary(BinaryOp op, std::string_view name, const Array& a, Scalar s, bool reversed) {
-    RENSA_CHECK(a.defined(), ValueError, name, ": the input array is undefined");
-    const Dtype compute = compute_dtype(op, name, result_type(a.dtype(), s));
+Array binary(BinaryOp op, const Array& a, Scalar s, bool reversed) {
+    RENSA_CHECK(a.defined(), ValueError, op_name(op), ": Expect: a defined input array, Actual: undefined");
+    const Dtype compute = compute_dtype(op, result_type(a.dtype(), s));
     Array out = Array::empty(a.shape(), is_predicate(op) ? Dtype::kBool : compute, a.device());
     if (out.size() > 0) kernels_of(a).binary_scalar(op, a.astype(compute, false), s, reversed, out);
     return out;
@@ -100,65 +84,108 @@ Array binary(BinaryOp op, std::string_view name, const Array& a, Scalar s, bool 
 
 }  // namespace
 
-#define RENSA_DEFINE_UNARY(fn, op, kind) \
-    Array fn(const Array& x) { return unary(UnaryOp::op, #fn, UnaryKind::kind, x); }
-RENSA_DEFINE_UNARY(negative, kNegative, kNumericNoBool)
-RENSA_DEFINE_UNARY(abs, kAbs, kNumeric)
-RENSA_DEFINE_UNARY(sign, kSign, kNumericNoBool)
-RENSA_DEFINE_UNARY(reciprocal, kReciprocal, kFloat)
-RENSA_DEFINE_UNARY(floor, kFloor, kNumeric)
-RENSA_DEFINE_UNARY(ceil, kCeil, kNumeric)
-RENSA_DEFINE_UNARY(exp, kExp, kFloat)
-RENSA_DEFINE_UNARY(expm1, kExpm1, kFloat)
-RENSA_DEFINE_UNARY(log, kLog, kFloat)
-RENSA_DEFINE_UNARY(log1p, kLog1p, kFloat)
-RENSA_DEFINE_UNARY(log2, kLog2, kFloat)
-RENSA_DEFINE_UNARY(log10, kLog10, kFloat)
-RENSA_DEFINE_UNARY(sqrt, kSqrt, kFloat)
-RENSA_DEFINE_UNARY(rsqrt, kRsqrt, kFloat)
-RENSA_DEFINE_UNARY(square, kSquare, kNumeric)
-RENSA_DEFINE_UNARY(sin, kSin, kFloat)
-RENSA_DEFINE_UNARY(cos, kCos, kFloat)
-RENSA_DEFINE_UNARY(tan, kTan, kFloat)
-RENSA_DEFINE_UNARY(arcsin, kArcsin, kFloat)
-RENSA_DEFINE_UNARY(arccos, kArccos, kFloat)
-RENSA_DEFINE_UNARY(arctan, kArctan, kFloat)
-RENSA_DEFINE_UNARY(sinh, kSinh, kFloat)
-RENSA_DEFINE_UNARY(cosh, kCosh, kFloat)
-RENSA_DEFINE_UNARY(tanh, kTanh, kFloat)
-RENSA_DEFINE_UNARY(sigmoid, kSigmoid, kFloat)
-RENSA_DEFINE_UNARY(erf, kErf, kFloat)
-RENSA_DEFINE_UNARY(logical_not, kLogicalNot, kPredicate)
-RENSA_DEFINE_UNARY(isnan, kIsnan, kPredicate)
-RENSA_DEFINE_UNARY(isinf, kIsinf, kPredicate)
-RENSA_DEFINE_UNARY(isfinite, kIsfinite, kPredicate)
-#undef RENSA_DEFINE_UNARY
+Array elementwise(UnaryOp op, const Array& x) { return unary(op, x); }
+Array elementwise(BinaryOp op, const Array& a, const Array& b) { return binary(op, a, b); }
+Array elementwise(BinaryOp op, const Array& a, Scalar b) { return binary(op, a, b, false); }
+Array elementwise(BinaryOp op, Scalar a, const Array& b) { return binary(op, b, a, true); }
 
-#define RENSA_DEFINE_BINARY(fn, op)                                                       \
-    Array fn(const Array& a, const Array& b) { return binary(BinaryOp::op, #fn, a, b); }  \
-    Array fn(const Array& a, Scalar b) { return binary(BinaryOp::op, #fn, a, b, false); } \
-    Array fn(Scalar a, const Array& b) { return binary(BinaryOp::op, #fn, b, a, true); }
-RENSA_DEFINE_BINARY(add, kAdd)
-RENSA_DEFINE_BINARY(subtract, kSubtract)
-RENSA_DEFINE_BINARY(multiply, kMultiply)
-RENSA_DEFINE_BINARY(divide, kDivide)
-RENSA_DEFINE_BINARY(floor_divide, kFloorDivide)
-RENSA_DEFINE_BINARY(mod, kMod)
-RENSA_DEFINE_BINARY(power, kPower)
-RENSA_DEFINE_BINARY(maximum, kMaximum)
-RENSA_DEFINE_BINARY(minimum, kMinimum)
-RENSA_DEFINE_BINARY(arctan2, kArctan2)
-RENSA_DEFINE_BINARY(keep_where_positive, kKeepWherePositive)
-RENSA_DEFINE_BINARY(equal, kEqual)
-RENSA_DEFINE_BINARY(not_equal, kNotEqual)
-RENSA_DEFINE_BINARY(less, kLess)
-RENSA_DEFINE_BINARY(less_equal, kLessEqual)
-RENSA_DEFINE_BINARY(greater, kGreater)
-RENSA_DEFINE_BINARY(greater_equal, kGreaterEqual)
-RENSA_DEFINE_BINARY(logical_and, kLogicalAnd)
-RENSA_DEFINE_BINARY(logical_or, kLogicalOr)
-RENSA_DEFINE_BINARY(logical_xor, kLogicalXor)
-#undef RENSA_DEFINE_BINARY
+Array negative(const Array& x) { return unary(UnaryOp::kNegative, x); }
+Array abs(const Array& x) { return unary(UnaryOp::kAbs, x); }
+Array sign(const Array& x) { return unary(UnaryOp::kSign, x); }
+Array reciprocal(const Array& x) { return unary(UnaryOp::kReciprocal, x); }
+Array floor(const Array& x) { return unary(UnaryOp::kFloor, x); }
+Array ceil(const Array& x) { return unary(UnaryOp::kCeil, x); }
+Array trunc(const Array& x) { return unary(UnaryOp::kTrunc, x); }
+Array exp(const Array& x) { return unary(UnaryOp::kExp, x); }
+Array expm1(const Array& x) { return unary(UnaryOp::kExpm1, x); }
+Array log(const Array& x) { return unary(UnaryOp::kLog, x); }
+Array log1p(const Array& x) { return unary(UnaryOp::kLog1p, x); }
+Array log2(const Array& x) { return unary(UnaryOp::kLog2, x); }
+Array log10(const Array& x) { return unary(UnaryOp::kLog10, x); }
+Array sqrt(const Array& x) { return unary(UnaryOp::kSqrt, x); }
+Array rsqrt(const Array& x) { return unary(UnaryOp::kRsqrt, x); }
+Array square(const Array& x) { return unary(UnaryOp::kSquare, x); }
+Array sin(const Array& x) { return unary(UnaryOp::kSin, x); }
+Array cos(const Array& x) { return unary(UnaryOp::kCos, x); }
+Array tan(const Array& x) { return unary(UnaryOp::kTan, x); }
+Array arcsin(const Array& x) { return unary(UnaryOp::kArcsin, x); }
+Array arccos(const Array& x) { return unary(UnaryOp::kArccos, x); }
+Array arctan(const Array& x) { return unary(UnaryOp::kArctan, x); }
+Array sinh(const Array& x) { return unary(UnaryOp::kSinh, x); }
+Array cosh(const Array& x) { return unary(UnaryOp::kCosh, x); }
+Array tanh(const Array& x) { return unary(UnaryOp::kTanh, x); }
+Array sigmoid(const Array& x) { return unary(UnaryOp::kSigmoid, x); }
+Array erf(const Array& x) { return unary(UnaryOp::kErf, x); }
+Array erfc(const Array& x) { return unary(UnaryOp::kErfc, x); }
+Array ndtr(const Array& x) { return unary(UnaryOp::kNdtr, x); }
+Array logical_not(const Array& x) { return unary(UnaryOp::kLogicalNot, x); }
+Array isnan(const Array& x) { return unary(UnaryOp::kIsnan, x); }
+Array isinf(const Array& x) { return unary(UnaryOp::kIsinf, x); }
+Array isfinite(const Array& x) { return unary(UnaryOp::kIsfinite, x); }
+
+Array add(const Array& a, const Array& b) { return binary(BinaryOp::kAdd, a, b); }
+Array add(const Array& a, Scalar b) { return binary(BinaryOp::kAdd, a, b, false); }
+Array add(Scalar a, const Array& b) { return binary(BinaryOp::kAdd, b, a, true); }
+Array subtract(const Array& a, const Array& b) { return binary(BinaryOp::kSubtract, a, b); }
+Array subtract(const Array& a, Scalar b) { return binary(BinaryOp::kSubtract, a, b, false); }
+Array subtract(Scalar a, const Array& b) { return binary(BinaryOp::kSubtract, b, a, true); }
+Array multiply(const Array& a, const Array& b) { return binary(BinaryOp::kMultiply, a, b); }
+Array multiply(const Array& a, Scalar b) { return binary(BinaryOp::kMultiply, a, b, false); }
+Array multiply(Scalar a, const Array& b) { return binary(BinaryOp::kMultiply, b, a, true); }
+Array divide(const Array& a, const Array& b) { return binary(BinaryOp::kDivide, a, b); }
+Array divide(const Array& a, Scalar b) { return binary(BinaryOp::kDivide, a, b, false); }
+Array divide(Scalar a, const Array& b) { return binary(BinaryOp::kDivide, b, a, true); }
+Array floor_divide(const Array& a, const Array& b) { return binary(BinaryOp::kFloorDivide, a, b); }
+Array floor_divide(const Array& a, Scalar b) { return binary(BinaryOp::kFloorDivide, a, b, false); }
+Array floor_divide(Scalar a, const Array& b) { return binary(BinaryOp::kFloorDivide, b, a, true); }
+Array mod(const Array& a, const Array& b) { return binary(BinaryOp::kMod, a, b); }
+Array mod(const Array& a, Scalar b) { return binary(BinaryOp::kMod, a, b, false); }
+Array mod(Scalar a, const Array& b) { return binary(BinaryOp::kMod, b, a, true); }
+Array fmod(const Array& a, const Array& b) { return binary(BinaryOp::kFmod, a, b); }
+Array fmod(const Array& a, Scalar b) { return binary(BinaryOp::kFmod, a, b, false); }
+Array fmod(Scalar a, const Array& b) { return binary(BinaryOp::kFmod, b, a, true); }
+Array power(const Array& a, const Array& b) { return binary(BinaryOp::kPower, a, b); }
+Array power(const Array& a, Scalar b) { return binary(BinaryOp::kPower, a, b, false); }
+Array power(Scalar a, const Array& b) { return binary(BinaryOp::kPower, b, a, true); }
+Array maximum(const Array& a, const Array& b) { return binary(BinaryOp::kMaximum, a, b); }
+Array maximum(const Array& a, Scalar b) { return binary(BinaryOp::kMaximum, a, b, false); }
+Array maximum(Scalar a, const Array& b) { return binary(BinaryOp::kMaximum, b, a, true); }
+Array minimum(const Array& a, const Array& b) { return binary(BinaryOp::kMinimum, a, b); }
+Array minimum(const Array& a, Scalar b) { return binary(BinaryOp::kMinimum, a, b, false); }
+Array minimum(Scalar a, const Array& b) { return binary(BinaryOp::kMinimum, b, a, true); }
+Array arctan2(const Array& a, const Array& b) { return binary(BinaryOp::kArctan2, a, b); }
+Array arctan2(const Array& a, Scalar b) { return binary(BinaryOp::kArctan2, a, b, false); }
+Array arctan2(Scalar a, const Array& b) { return binary(BinaryOp::kArctan2, b, a, true); }
+Array keep_where_positive(const Array& a, const Array& b) { return binary(BinaryOp::kKeepWherePositive, a, b); }
+Array keep_where_positive(const Array& a, Scalar b) { return binary(BinaryOp::kKeepWherePositive, a, b, false); }
+Array keep_where_positive(Scalar a, const Array& b) { return binary(BinaryOp::kKeepWherePositive, b, a, true); }
+Array equal(const Array& a, const Array& b) { return binary(BinaryOp::kEqual, a, b); }
+Array equal(const Array& a, Scalar b) { return binary(BinaryOp::kEqual, a, b, false); }
+Array equal(Scalar a, const Array& b) { return binary(BinaryOp::kEqual, b, a, true); }
+Array not_equal(const Array& a, const Array& b) { return binary(BinaryOp::kNotEqual, a, b); }
+Array not_equal(const Array& a, Scalar b) { return binary(BinaryOp::kNotEqual, a, b, false); }
+Array not_equal(Scalar a, const Array& b) { return binary(BinaryOp::kNotEqual, b, a, true); }
+Array less(const Array& a, const Array& b) { return binary(BinaryOp::kLess, a, b); }
+Array less(const Array& a, Scalar b) { return binary(BinaryOp::kLess, a, b, false); }
+Array less(Scalar a, const Array& b) { return binary(BinaryOp::kLess, b, a, true); }
+Array less_equal(const Array& a, const Array& b) { return binary(BinaryOp::kLessEqual, a, b); }
+Array less_equal(const Array& a, Scalar b) { return binary(BinaryOp::kLessEqual, a, b, false); }
+Array less_equal(Scalar a, const Array& b) { return binary(BinaryOp::kLessEqual, b, a, true); }
+Array greater(const Array& a, const Array& b) { return binary(BinaryOp::kGreater, a, b); }
+Array greater(const Array& a, Scalar b) { return binary(BinaryOp::kGreater, a, b, false); }
+Array greater(Scalar a, const Array& b) { return binary(BinaryOp::kGreater, b, a, true); }
+Array greater_equal(const Array& a, const Array& b) { return binary(BinaryOp::kGreaterEqual, a, b); }
+Array greater_equal(const Array& a, Scalar b) { return binary(BinaryOp::kGreaterEqual, a, b, false); }
+Array greater_equal(Scalar a, const Array& b) { return binary(BinaryOp::kGreaterEqual, b, a, true); }
+Array logical_and(const Array& a, const Array& b) { return binary(BinaryOp::kLogicalAnd, a, b); }
+Array logical_and(const Array& a, Scalar b) { return binary(BinaryOp::kLogicalAnd, a, b, false); }
+Array logical_and(Scalar a, const Array& b) { return binary(BinaryOp::kLogicalAnd, b, a, true); }
+Array logical_or(const Array& a, const Array& b) { return binary(BinaryOp::kLogicalOr, a, b); }
+Array logical_or(const Array& a, Scalar b) { return binary(BinaryOp::kLogicalOr, a, b, false); }
+Array logical_or(Scalar a, const Array& b) { return binary(BinaryOp::kLogicalOr, b, a, true); }
+Array logical_xor(const Array& a, const Array& b) { return binary(BinaryOp::kLogicalXor, a, b); }
+Array logical_xor(const Array& a, Scalar b) { return binary(BinaryOp::kLogicalXor, a, b, false); }
+Array logical_xor(Scalar a, const Array& b) { return binary(BinaryOp::kLogicalXor, b, a, true); }
 
 Array where(const Array& cond, const Array& a, const Array& b) {
     check_operands("where", a, b);

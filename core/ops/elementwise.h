@@ -4,8 +4,15 @@
 // Shapes that do not broadcast throw DimensionError naming the routine and both shapes.
 
 #include "core/array.h"
+#include "core/elementwise_table.h"
 
 namespace rensa::ops {
+
+// --- Any row of the elementwise tables (core/elementwise_table.h), by its enum value.
+[[nodiscard]] Array elementwise(UnaryOp op, const Array& x);
+[[nodiscard]] Array elementwise(BinaryOp op, const Array& a, const Array& b);
+[[nodiscard]] Array elementwise(BinaryOp op, const Array& a, Scalar b);
+[[nodiscard]] Array elementwise(BinaryOp op, Scalar a, const Array& b);
 
 // --- Unary. Integer inputs of exp/log/sqrt/sin/... become float64, as in numpy.
 [[nodiscard]] Array negative(const Array& x);
@@ -14,6 +21,7 @@ namespace rensa::ops {
 [[nodiscard]] Array reciprocal(const Array& x);
 [[nodiscard]] Array floor(const Array& x);
 [[nodiscard]] Array ceil(const Array& x);
+[[nodiscard]] Array trunc(const Array& x);  // toward zero (numpy.fix)
 [[nodiscard]] Array exp(const Array& x);
 [[nodiscard]] Array expm1(const Array& x);
 [[nodiscard]] Array log(const Array& x);
@@ -34,6 +42,8 @@ namespace rensa::ops {
 [[nodiscard]] Array tanh(const Array& x);
 [[nodiscard]] Array sigmoid(const Array& x);
 [[nodiscard]] Array erf(const Array& x);
+[[nodiscard]] Array erfc(const Array& x);
+[[nodiscard]] Array ndtr(const Array& x);  // the standard normal CDF
 [[nodiscard]] Array logical_not(const Array& x);
 [[nodiscard]] Array isnan(const Array& x);
 [[nodiscard]] Array isinf(const Array& x);
@@ -49,7 +59,8 @@ RENSA_DECLARE_BINARY(subtract)
 RENSA_DECLARE_BINARY(multiply)
 RENSA_DECLARE_BINARY(divide)  // true division: integers give float64
 RENSA_DECLARE_BINARY(floor_divide)
-RENSA_DECLARE_BINARY(mod)  // Python's sign convention (result has the divisor's sign)
+RENSA_DECLARE_BINARY(mod)   // Python's sign convention (result has the divisor's sign)
+RENSA_DECLARE_BINARY(fmod)  // C's sign convention (result has the dividend's sign)
 RENSA_DECLARE_BINARY(power)
 RENSA_DECLARE_BINARY(maximum)  // NaN propagates
 RENSA_DECLARE_BINARY(minimum)

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/ops/elementwise.h"
 #include "tests/cuda/cuda_testing.h"
+#include "tests/testing/elementwise_rows.h"
 
 namespace rensa::testing {
 namespace {
@@ -25,42 +26,23 @@ bool native_accepts(const ArrayFn& fn, const std::vector<Array>& inputs) {
     }
 }
 
-using ArrayArrayFn = Array (*)(const Array&, const Array&);
-using ArrayScalarFn = Array (*)(const Array&, Scalar);
-using ScalarArrayFn = Array (*)(Scalar, const Array&);
-
+// One case per row of the binary table (tests/testing/elementwise_rows.h).
 struct BinaryCase {
     std::string name;
-    ArrayArrayFn fn;
-    ArrayScalarFn fn_scalar;
-    ScalarArrayFn fn_reversed;
+    BinaryOp op;
+    Array fn(const Array& a, const Array& b) const { return ops::elementwise(op, a, b); }
+    Array fn_scalar(const Array& a, Scalar s) const { return ops::elementwise(op, a, s); }
+    Array fn_reversed(Scalar s, const Array& a) const { return ops::elementwise(op, s, a); }
 };
 
-#define RENSA_BINARY_CASE(name) \
-    BinaryCase { #name, &ops::name, &ops::name, &ops::name }
-const BinaryCase kCases[] = {
-    RENSA_BINARY_CASE(add),
-    RENSA_BINARY_CASE(subtract),
-    RENSA_BINARY_CASE(multiply),
-    RENSA_BINARY_CASE(divide),
-    RENSA_BINARY_CASE(floor_divide),
-    RENSA_BINARY_CASE(mod),
-    RENSA_BINARY_CASE(power),
-    RENSA_BINARY_CASE(maximum),
-    RENSA_BINARY_CASE(minimum),
-    RENSA_BINARY_CASE(arctan2),
-    RENSA_BINARY_CASE(keep_where_positive),
-    RENSA_BINARY_CASE(equal),
-    RENSA_BINARY_CASE(not_equal),
-    RENSA_BINARY_CASE(less),
-    RENSA_BINARY_CASE(less_equal),
-    RENSA_BINARY_CASE(greater),
-    RENSA_BINARY_CASE(greater_equal),
-    RENSA_BINARY_CASE(logical_and),
-    RENSA_BINARY_CASE(logical_or),
-    RENSA_BINARY_CASE(logical_xor),
-};
-#undef RENSA_BINARY_CASE
+const std::vector<BinaryCase>& binary_cases() {
+    static const std::vector<BinaryCase> cases = [] {
+        std::vector<BinaryCase> out;
+        for (const BinaryTestRow& row : binary_test_rows()) out.push_back({op_name(row.op), row.op});
+        return out;
+    }();
+    return cases;
+}
 
 const Shape kShapes[] = {Shape{}, Shape{0}, Shape{7}, Shape{3, 5}, Shape{2, 3, 5}, Shape{131079}};
 
@@ -79,7 +61,7 @@ void check_pair(const BinaryCase& c, const Array& a, const Array& b, Layout layo
 TEST_CASE("cuda: every binary op matches native", "[cuda][elementwise]") {
     RENSA_REQUIRE_CUDA();
     uint64_t seed = 1;
-    for (const BinaryCase& c : kCases) {
+    for (const BinaryCase& c : binary_cases()) {
         for (const Dtype dtype : kCudaAllDtypes) {
             for (const Shape& shape : kShapes) {
                 const bool layouts = shape.size() >= 2;
@@ -101,7 +83,7 @@ TEST_CASE("cuda: every binary op matches native", "[cuda][elementwise]") {
 TEST_CASE("cuda: binary ops broadcast like native", "[cuda][elementwise]") {
     RENSA_REQUIRE_CUDA();
     uint64_t seed = 1000;
-    for (const BinaryCase& c : kCases) {
+    for (const BinaryCase& c : binary_cases()) {
         for (const Dtype dtype : {Dtype::kFloat32, Dtype::kFloat16, Dtype::kInt32, Dtype::kBool}) {
             const Array a = random_array({3, 1, 5}, dtype, ++seed, -4.0, 4.0);
             const Array b = random_array({1, 4, 5}, dtype, ++seed, -3.0, high_for(c));
@@ -118,7 +100,7 @@ TEST_CASE("cuda: binary ops with a scalar on either side match native", "[cuda][
     RENSA_REQUIRE_CUDA();
     const Scalar scalars[] = {Scalar{3}, Scalar{-2}, Scalar{1.5}, Scalar{true}};
     uint64_t seed = 2000;
-    for (const BinaryCase& c : kCases) {
+    for (const BinaryCase& c : binary_cases()) {
         for (const Dtype dtype : kCudaAllDtypes) {
             for (const Scalar& s : scalars) {
                 for (const Shape& shape : {Shape{}, Shape{4, 6}, Shape{131079}}) {
@@ -144,9 +126,11 @@ TEST_CASE("cuda: integer division, modulo and power signs match native", "[cuda]
     const std::vector<double> a = {7, -7, 7, -7, 0, 5, -128, 3, -3, 2};
     const std::vector<double> b = {2, 2, -2, -2, 3, 0, -1, -1, 0, -3};
     for (const Dtype dtype : {Dtype::kInt8, Dtype::kInt32, Dtype::kInt64, Dtype::kFloat32, Dtype::kFloat64}) {
-        for (auto fn : {ArrayArrayFn{&ops::floor_divide}, ArrayArrayFn{&ops::mod}, ArrayArrayFn{&ops::power},
-                        ArrayArrayFn{&ops::divide}}) {
-            const ArrayFn f = [fn](const std::vector<Array>& in) { return std::vector<Array>{fn(in[0], in[1])}; };
+        for (const BinaryOp op :
+             {BinaryOp::kFloorDivide, BinaryOp::kMod, BinaryOp::kFmod, BinaryOp::kPower, BinaryOp::kDivide}) {
+            const ArrayFn f = [op](const std::vector<Array>& in) {
+                return std::vector<Array>{ops::elementwise(op, in[0], in[1])};
+            };
             const std::vector<Array> inputs = {make_array(a, {10}, dtype), make_array(b, {10}, dtype)};
             if (native_accepts(f, inputs)) check_matches_native(f, inputs);
         }
@@ -158,10 +142,11 @@ TEST_CASE("cuda: maximum and minimum propagate NaN like native", "[cuda][element
     const std::vector<double> a = {std::nan(""), 1.0, std::nan(""), -INFINITY, 2.0};
     const std::vector<double> b = {1.0, std::nan(""), std::nan(""), 3.0, INFINITY};
     for (const Dtype dtype : kCudaFloatDtypes) {
-        for (auto fn : {ArrayArrayFn{&ops::maximum}, ArrayArrayFn{&ops::minimum}, ArrayArrayFn{&ops::equal},
-                        ArrayArrayFn{&ops::less}, ArrayArrayFn{&ops::logical_and}}) {
-            check_matches_native([fn](const std::vector<Array>& in) { return std::vector<Array>{fn(in[0], in[1])}; },
-                                 {make_array(a, {5}, dtype), make_array(b, {5}, dtype)});
+        for (const BinaryOp op :
+             {BinaryOp::kMaximum, BinaryOp::kMinimum, BinaryOp::kEqual, BinaryOp::kLess, BinaryOp::kLogicalAnd}) {
+            check_matches_native(
+                [op](const std::vector<Array>& in) { return std::vector<Array>{ops::elementwise(op, in[0], in[1])}; },
+                {make_array(a, {5}, dtype), make_array(b, {5}, dtype)});
         }
     }
 }

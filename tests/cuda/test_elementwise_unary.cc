@@ -14,6 +14,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/manipulation.h"
 #include "tests/cuda/cuda_testing.h"
+#include "tests/testing/elementwise_rows.h"
 
 namespace rensa::testing {
 namespace {
@@ -37,39 +38,14 @@ struct UnaryCase {
     double low = -2.0, high = 2.0;
 };
 
+// One case per row of the unary table (tests/testing/elementwise_rows.h), in its domain.
 std::vector<UnaryCase> unary_cases() {
-    return {
-        {"negative", [](const Array& x) { return ops::negative(x); }},
-        {"abs", [](const Array& x) { return ops::abs(x); }},
-        {"sign", [](const Array& x) { return ops::sign(x); }},
-        {"reciprocal", [](const Array& x) { return ops::reciprocal(x); }},
-        {"floor", [](const Array& x) { return ops::floor(x); }, -3.0, 3.0},
-        {"ceil", [](const Array& x) { return ops::ceil(x); }, -3.0, 3.0},
-        {"exp", [](const Array& x) { return ops::exp(x); }},
-        {"expm1", [](const Array& x) { return ops::expm1(x); }},
-        {"log", [](const Array& x) { return ops::log(x); }, 0.1, 4.0},
-        {"log1p", [](const Array& x) { return ops::log1p(x); }, -0.5, 3.0},
-        {"log2", [](const Array& x) { return ops::log2(x); }, 0.1, 4.0},
-        {"log10", [](const Array& x) { return ops::log10(x); }, 0.1, 4.0},
-        {"sqrt", [](const Array& x) { return ops::sqrt(x); }, 0.1, 4.0},
-        {"rsqrt", [](const Array& x) { return ops::rsqrt(x); }, 0.1, 4.0},
-        {"square", [](const Array& x) { return ops::square(x); }},
-        {"sin", [](const Array& x) { return ops::sin(x); }},
-        {"cos", [](const Array& x) { return ops::cos(x); }},
-        {"tan", [](const Array& x) { return ops::tan(x); }, -1.2, 1.2},
-        {"arcsin", [](const Array& x) { return ops::arcsin(x); }, -0.95, 0.95},
-        {"arccos", [](const Array& x) { return ops::arccos(x); }, -0.95, 0.95},
-        {"arctan", [](const Array& x) { return ops::arctan(x); }},
-        {"sinh", [](const Array& x) { return ops::sinh(x); }},
-        {"cosh", [](const Array& x) { return ops::cosh(x); }},
-        {"tanh", [](const Array& x) { return ops::tanh(x); }},
-        {"sigmoid", [](const Array& x) { return ops::sigmoid(x); }, -6.0, 6.0},
-        {"erf", [](const Array& x) { return ops::erf(x); }},
-        {"logical_not", [](const Array& x) { return ops::logical_not(x); }},
-        {"isnan", [](const Array& x) { return ops::isnan(x); }},
-        {"isinf", [](const Array& x) { return ops::isinf(x); }},
-        {"isfinite", [](const Array& x) { return ops::isfinite(x); }},
-    };
+    std::vector<UnaryCase> cases;
+    for (const UnaryTestRow& row : unary_test_rows()) {
+        const UnaryOp op = row.op;
+        cases.push_back({op_name(op), [op](const Array& x) { return ops::elementwise(op, x); }, row.low, row.high});
+    }
+    return cases;
 }
 
 void check_unary(const UnaryCase& c, Dtype dtype, const Shape& shape, uint64_t seed, Layout layout) {

@@ -1,13 +1,19 @@
-// Elementwise unary math functions: forward against std:: references, gradients,
-// double backprop, 0-d and size-0 inputs, dtype errors.
+// The elementwise op tables (Note [Elementwise tables]) on the native backend, one test row
+// each (tests/testing/elementwise_rows.h): every row's formula against its float64
+// reference through ops::elementwise, every F:: function's forward, gradient and double
+// backprop, 0-d and size-0 inputs, dtype errors; and no op without a test row.
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <vector>
 
 #include "core/ops/creation.h"
+#include "core/ops/elementwise.h"
 #include "functions/math.h"
+#include "tests/testing/elementwise_rows.h"
 #include "tests/testing/function_check.h"
 
 using namespace rensa;
@@ -15,57 +21,136 @@ using namespace rensa::testing;
 
 namespace {
 
-struct UnaryCase {
-    const char* name;
-    Variable (*func)(const Variable&);
-    double (*reference)(double);
-    double low, high;
-    std::vector<double> kinks{};
-};
+// n values spread over [low, high) by the golden-ratio sequence (deterministic, no repeats).
+std::vector<double> spread(int64_t n, double low, double high, double phase) {
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        v[static_cast<size_t>(i)] = low + (high - low) * std::fmod(phase + 0.6180339887498949 * double(i), 1.0);
+    }
+    return v;
+}
 
-const std::vector<UnaryCase>& unary_cases() {
-    static const std::vector<UnaryCase> cases{
-        {"log1p", F::log1p, [](double x) { return std::log1p(x); }, -0.5, 1.0},
-        {"log2", F::log2, [](double x) { return std::log2(x); }, 0.5, 2.0},
-        {"log10", F::log10, [](double x) { return std::log10(x); }, 0.5, 2.0},
-        {"sqrt", F::sqrt, [](double x) { return std::sqrt(x); }, 0.5, 2.0},
-        {"rsqrt", F::rsqrt, [](double x) { return 1.0 / std::sqrt(x); }, 0.5, 2.0},
-        {"square", F::square, [](double x) { return x * x; }, -1.0, 1.0},
-        {"absolute", F::absolute, [](double x) { return std::abs(x); }, -1.0, 1.0, {0.0}},
-        {"sin", F::sin, [](double x) { return std::sin(x); }, -2.0, 2.0},
-        {"cos", F::cos, [](double x) { return std::cos(x); }, -2.0, 2.0},
-        {"tan", F::tan, [](double x) { return std::tan(x); }, -1.0, 1.0},
-        {"arctan", F::arctan, [](double x) { return std::atan(x); }, -2.0, 2.0},
-        {"sinh", F::sinh, [](double x) { return std::sinh(x); }, -1.5, 1.5},
-        {"cosh", F::cosh, [](double x) { return std::cosh(x); }, -1.5, 1.5},
-        {"erf", F::erf, [](double x) { return std::erf(x); }, -1.5, 1.5},
-    };
-    return cases;
+void check_close(const Array& actual, const std::vector<double>& expected, double rtol, double atol) {
+    const std::vector<double> a = to_doubles(actual);
+    REQUIRE(a.size() == expected.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        INFO("element " << i << ": " << a[i] << " against " << expected[i]);
+        CHECK(std::abs(a[i] - expected[i]) <= atol + rtol * std::abs(expected[i]));
+    }
 }
 
 }  // namespace
 
+TEST_CASE("elementwise tables: every op has a test row", "[functions][math]") {
+    for (std::size_t i = 0; i < elementwise::UnaryTable::size; ++i) {
+        const auto op = static_cast<UnaryOp>(i);
+        INFO(op_name(op));
+        CHECK(std::count_if(unary_test_rows().begin(), unary_test_rows().end(),
+                            [op](const UnaryTestRow& r) { return r.op == op; }) == 1);
+    }
+    for (std::size_t i = 0; i < elementwise::BinaryTable::size; ++i) {
+        const auto op = static_cast<BinaryOp>(i);
+        INFO(op_name(op));
+        CHECK(std::count_if(binary_test_rows().begin(), binary_test_rows().end(),
+                            [op](const BinaryTestRow& r) { return r.op == op; }) == 1);
+    }
+}
+
+TEST_CASE("elementwise tables: every unary formula matches its reference", "[functions][math]") {
+    constexpr int64_t n = 97;
+    for (const UnaryTestRow& row : unary_test_rows()) {
+        INFO(op_name(row.op));
+        const std::vector<double> x = spread(n, row.low, row.high, 0.1);
+        for (Dtype dtype : {Dtype::kFloat64, Dtype::kFloat32}) {
+            INFO(dtype_name(dtype));
+            const Array xa = make_array(x, {n}, dtype);
+            const Array y = ops::elementwise(row.op, xa);
+            CHECK(y.dtype() == (is_predicate(row.op) ? Dtype::kBool : dtype));
+            // The reference at the input as stored (float32 rounds it).
+            std::vector<double> expected;
+            for (double v : to_doubles(xa)) expected.push_back(row.reference(v));
+            const double tol = dtype == Dtype::kFloat64 ? 1e-12 : 2e-6;
+            check_close(y, expected, tol, tol);
+        }
+    }
+}
+
+TEST_CASE("elementwise tables: every binary formula matches its reference", "[functions][math]") {
+    constexpr int64_t n = 97;
+    for (const BinaryTestRow& row : binary_test_rows()) {
+        INFO(op_name(row.op));
+        const std::vector<double> a = spread(n, row.low, row.high, 0.1);
+        const std::vector<double> b = spread(n, row.positive_b ? 0.5 : row.low, row.high, 0.35);
+        std::vector<double> expected;
+        for (int64_t i = 0; i < n; ++i) expected.push_back(row.reference(a[size_t(i)], b[size_t(i)]));
+        const Array aa = make_array(a, {n}, Dtype::kFloat64), ba = make_array(b, {n}, Dtype::kFloat64);
+        check_close(ops::elementwise(row.op, aa, ba), expected, 1e-12, 1e-12);
+        // A scalar on either side gives what the broadcast array gives.
+        const Scalar s(b[3]);
+        const Array sa = ops::full({n}, s, Dtype::kFloat64);
+        check_close(ops::elementwise(row.op, aa, s), to_doubles(ops::elementwise(row.op, aa, sa)), 0, 0);
+        check_close(ops::elementwise(row.op, s, aa), to_doubles(ops::elementwise(row.op, sa, aa)), 0, 0);
+    }
+}
+
 TEST_CASE("math: unary elementwise functions", "[functions][math]") {
-    for (const UnaryCase& c : unary_cases()) {
+    for (const UnaryTestRow& row : unary_test_rows()) {
+        if (row.function == nullptr) continue;
         for (const Shape& shape : {Shape{2, 3}, Shape{}, Shape{0, 2}}) {
-            const bool nonempty = shape_size(shape) > 0;
+            const bool check_grad = row.differentiable && shape_size(shape) > 0;
             check_function({
-                .name = c.name,
-                .inputs = {{.shape = shape, .values = away_from(c.kinks, c.low, c.high)}},
-                .func = [&c](const Vars& xs) { return Vars{c.func(xs[0])}; },
-                .reference = [&c](const Arrays& xs) { return Arrays{map(xs[0], c.reference)}; },
-                .backward = nonempty,
-                .double_backward = nonempty,
+                .name = op_name(row.op),
+                .inputs = {{.shape = shape, .values = away_from(row.kinks, row.low, row.high)}},
+                .func = [&row](const Vars& xs) { return Vars{row.function(xs[0])}; },
+                .reference = [&row](const Arrays& xs) { return Arrays{map(xs[0], row.reference)}; },
+                .backward = check_grad,
+                .double_backward = check_grad,
             });
         }
     }
 }
 
+TEST_CASE("math: binary elementwise functions", "[functions][math]") {
+    for (const BinaryTestRow& row : binary_test_rows()) {
+        if (row.function == nullptr) continue;
+        for (const auto& [sa, sb] : {std::pair{Shape{2, 3}, Shape{2, 3}}, std::pair{Shape{2, 3}, Shape{3}}}) {
+            check_function({
+                .name = op_name(row.op),
+                .inputs = {{.shape = sa, .low = row.low, .high = row.high},
+                           {.shape = sb, .low = row.positive_b ? 0.5 : row.low, .high = row.high}},
+                .func = [&row](const Vars& xs) { return Vars{row.function(xs[0], xs[1])}; },
+                .reference =
+                    [&row](const Arrays& xs) {
+                        const Array b = xs[1].broadcast_to(xs[0].shape());
+                        const std::vector<double> va = to_doubles(xs[0]), vb = to_doubles(b);
+                        std::vector<double> out;
+                        for (size_t i = 0; i < va.size(); ++i) out.push_back(row.reference(va[i], vb[i]));
+                        return Arrays{make_array(out, xs[0].shape(), Dtype::kFloat64)};
+                    },
+            });
+        }
+    }
+}
+
+TEST_CASE("math: rounding functions do not require grad and keep the dtype", "[functions][math]") {
+    const Variable x(ops::full({3}, Scalar(-1.5), Dtype::kFloat32));
+    for (auto* fn : {F::floor, F::ceil, F::fix, F::sign}) {
+        const Variable y = fn(x);
+        CHECK_FALSE(y.requires_grad());
+        CHECK(y.dtype() == Dtype::kFloat32);
+    }
+    CHECK(to_doubles(F::fix(x).array()) == std::vector<double>{-1.0, -1.0, -1.0});
+    CHECK(to_doubles(F::floor(x).array()) == std::vector<double>{-2.0, -2.0, -2.0});
+}
+
 TEST_CASE("math: unary functions reject integer input", "[functions][math]") {
     const Variable x(ops::zeros({2}, Dtype::kInt32));
-    for (const UnaryCase& c : unary_cases()) {
-        INFO(c.name);
-        CHECK_THROWS_AS(c.func(x), DtypeError);
+    for (const UnaryTestRow& row : unary_test_rows()) {
+        if (row.function == nullptr || !row.differentiable) continue;
+        INFO(op_name(row.op));
+        CHECK_THROWS_AS(row.function(x), DtypeError);
     }
     CHECK_THROWS_WITH(F::sqrt(x), Catch::Contains("sqrt: Expect: x.dtype.kind == 'f', Actual: int32"));
+    CHECK_THROWS_WITH(F::fmod(Variable(ops::zeros({2}, Dtype::kFloat32)), x),
+                      Catch::Contains("fmod: Expect: divisor.dtype.kind == 'f', Actual: int32"));
 }

@@ -1,0 +1,57 @@
+// Binary elementwise functions of F over core/elementwise_binary.h rows that autograd's
+// operators do not cover: arctan2 and fmod (Chainer's F.arctan2, F.fmod). Operands
+// broadcast; gradients are reduced back to each operand's shape.
+
+#include "autograd/basic_math.h"
+#include "autograd/function_node.h"
+#include "core/ops/elementwise.h"
+#include "functions/array.h"
+#include "functions/math.h"
+#include "functions/math/internal.h"
+
+namespace rensa::functions {
+namespace {
+
+// y = arctan2(x1, x2); gx1 = gy * x2 / (x1^2 + x2^2), gx2 = -gy * x1 / (x1^2 + x2^2).
+class Arctan2 : public FunctionNode {
+public:
+    std::vector<Array> forward(const std::vector<Array>& xs) override {
+        retain_inputs({0, 1});
+        return {ops::arctan2(xs[0], xs[1])};
+    }
+    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
+        const Variable x1 = retained_input(0), x2 = retained_input(1);
+        const Variable g = gys[0] / (square(x1) + square(x2));
+        return {sum_to(g * x2, x1.shape()), sum_to(-(g * x1), x2.shape())};
+    }
+    std::string label() const override { return "Arctan2"; }
+};
+
+// y = fmod(x, d) = x - d * fix(x / d); gx = gy, gd = -gy * fix(x / d) (a constant).
+class Fmod : public FunctionNode {
+public:
+    std::vector<Array> forward(const std::vector<Array>& xs) override {
+        retain_inputs({0, 1});
+        return {ops::fmod(xs[0], xs[1])};
+    }
+    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
+        const Variable x = retained_input(0), d = retained_input(1);
+        const Variable quotient(ops::trunc(ops::divide(x.array(), d.array())), false);
+        return {sum_to(gys[0], x.shape()), sum_to(-(gys[0] * quotient), d.shape())};
+    }
+    std::string label() const override { return "Fmod"; }
+};
+
+}  // namespace
+
+Variable arctan2(const Variable& x1, const Variable& x2) {
+    math_detail::check_same_float("arctan2", x1, x2, "x1", "x2");
+    return math_detail::apply1<Arctan2>({x1, x2});
+}
+
+Variable fmod(const Variable& x, const Variable& divisor) {
+    math_detail::check_same_float("fmod", x, divisor, "x", "divisor");
+    return math_detail::apply1<Fmod>({x, divisor});
+}
+
+}  // namespace rensa::functions
