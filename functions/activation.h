@@ -48,6 +48,13 @@ namespace rensa::functions {
 // into c unchanged, h has x's rows. DimensionError/DtypeError when the shapes do not fit.
 [[nodiscard]] std::pair<Variable, Variable> lstm(const Variable& c_prev, const Variable& x);
 
+// --- Chainer's relu6 and crelu (issue 21).
+// min(max(0, x), 6): clipped_relu(x, 6).
+[[nodiscard]] Variable relu6(const Variable& x);
+// Concatenated ReLU: concat(relu(x), relu(-x)) along `axis`, which doubles in length.
+// DimensionError for a bad axis.
+[[nodiscard]] Variable crelu(const Variable& x, int axis = 1);
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)

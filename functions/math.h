@@ -116,6 +116,16 @@ using rensa::sum;
 // and "..." for broadcasting axes. Bad subscripts throw ValueError, sizes DimensionError.
 [[nodiscard]] Variable einsum(const std::string& subscripts, const std::vector<Variable>& operands);
 
+// --- Chainer's average (issue 21).
+// Weighted average of x over `axis` (all axes when unset): without weights, mean(x, axis,
+// keepdims). With weights (x's dtype): the same shape as x when axis is unset, else 1-D of
+// length x.shape[axis] with exactly one axis (ValueError for more); the result is
+// sum(x * weights, axis, keepdims) / sum(weights). DimensionError for a bad axis or weights
+// shape. Double-differentiable in x and weights.
+[[nodiscard]] Variable average(const Variable& x, const std::optional<Axes>& axis = std::nullopt,
+                               const Variable& weights = {}, bool keepdims = false);
+[[nodiscard]] Variable average(const Variable& x, int axis, const Variable& weights = {}, bool keepdims = false);
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)
