@@ -74,6 +74,19 @@ struct NStepLSTMResult {
                                                                       const std::vector<Variable>& xs,
                                                                       const std::string& activation = "tanh");
 
+// --- Chainer's dilated_convolution_2d (issue 21): convolution_2d with a dilation. Its
+// keyword arguments in Chainer's order.
+struct DilatedConvolutionOptions {
+    IntOrTuple stride = 1;
+    IntOrTuple pad = 0;
+    IntOrTuple dilate = 1;
+    bool cover_all = false;
+};
+// x (n, c_in, h, w), W (c_out, c_in, kh, kw), b (c_out) or undefined: convolution_2d(x, W, b,
+// {.stride, .pad, .cover_all, .dilate}), errors named dilated_convolution_2d.
+[[nodiscard]] Variable dilated_convolution_2d(const Variable& x, const Variable& W, const Variable& b = {},
+                                              const DilatedConvolutionOptions& options = {});
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)

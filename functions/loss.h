@@ -77,6 +77,13 @@ struct CTCOptions {
 [[nodiscard]] Variable connectionist_temporal_classification(const std::vector<Variable>& x, const Variable& t,
                                                              int64_t blank_symbol, const CTCOptions& options = {});
 
+// --- Chainer's elementwise errors (issue 21). x0 and x1 share shape and floating-point
+// dtype (DimensionError / DtypeError); the result has their shape.
+// (x0 - x1)^2. Double-differentiable.
+[[nodiscard]] Variable squared_error(const Variable& x0, const Variable& x1);
+// |x0 - x1|; the gradient is sign(x0 - x1) (0 where they are equal).
+[[nodiscard]] Variable absolute_error(const Variable& x0, const Variable& x1);
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)
