@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -44,6 +45,15 @@ namespace rensa::functions {
 [[nodiscard]] std::pair<Variable, Variable> f1_score(const Variable& y, const Variable& t,
                                                      std::optional<int64_t> label_num = std::nullopt,
                                                      int64_t ignore_label = -1);
+
+// --- Chainer's r2_score (issue 21). The coefficient of determination 1 - SS_res / SS_tot of
+// each output column (axis 0 is the sample axis; 0 where SS_tot == 0), pred and true of one
+// floating-point dtype and shape, ndim >= 1. multioutput "uniform_average" (the mean, 0-d)
+// or "raw_values" (pred.shape[1:]); any other value throws ValueError. sample_weight must
+// be undefined (NotImplementedError, as in Chainer). Computed in float64, returned in
+// pred's dtype; not differentiable.
+[[nodiscard]] Variable r2_score(const Variable& pred, const Variable& true_values, const Variable& sample_weight = {},
+                                std::string_view multioutput = "uniform_average");
 
 }  // namespace rensa::functions
 

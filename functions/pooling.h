@@ -85,6 +85,21 @@ struct UnpoolingOptions {
 [[nodiscard]] Variable upsampling_2d(const Variable& x, const Array& indexes, PoolingSize ksize,
                                      const UnpoolingOptions& options = {});
 
+// --- Chainer's spatial_pyramid_pooling_2d (issue 21).
+enum class PyramidPooling { kMax, kAverage };
+// Level l (0 <= l < pyramid_height) pools x (n, c, h, w) with ksize ceil(h / 2^l) x
+// ceil(w / 2^l), pad (ksize * 2^l - size) / 2 and stride = ksize (max pooling with cover_all,
+// as Chainer; average pooling counts the padding as zeros). Returns (n, c * sum_l h_l w_l, 1,
+// 1), the flattened levels concatenated along axis 1, h_l x w_l being level l's pooled size:
+// 2^l x 2^l for max pooling when h, w >= 2^(pyramid_height - 1). pyramid_height < 1 throws
+// ValueError. Windows that hold padding only (x small for its pyramid) give -inf for max and
+// 0 for average, as in Chainer. Double-differentiable. Chainer 7.8.1 has max only; average is the rensa
+// extension the Python package always offered.
+[[nodiscard]] Variable spatial_pyramid_pooling_2d(const Variable& x, int64_t pyramid_height,
+                                                  PyramidPooling pooling = PyramidPooling::kMax);
+// pooling "max" or "average" (Chainer's strings); any other value throws ValueError.
+[[nodiscard]] Variable spatial_pyramid_pooling_2d(const Variable& x, int64_t pyramid_height, std::string_view pooling);
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)
