@@ -338,7 +338,8 @@ void backward(const std::vector<Variable>& outputs, const std::vector<Variable>&
                 "backward: ", grad_outputs.size(), " grad_outputs for ", outputs.size(), " outputs");
     std::vector<Variable> seeds(outputs.size());
     for (size_t i = 0; i < outputs.size(); ++i) {  // validate every seed before changing anything
-        RENSA_CHECK(outputs[i].defined(), ValueError, "backward: output ", i, " is an undefined Variable");
+        RENSA_CHECK(outputs[i].defined(), ValueError, "backward: Expect: outputs[", i,
+                    "] to be defined, Actual: undefined Variable");
         if (!outputs[i].creator()) continue;  // a leaf: nothing to do (as Chainer)
         const Variable& given = grad_outputs.empty() ? Variable{} : grad_outputs[i];
         if (given.defined())

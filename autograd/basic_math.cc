@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
@@ -12,18 +13,6 @@
 namespace rensa {
 
 namespace {
-
-void check_float(const char* function, const Variable& x) {
-    RENSA_CHECK(x.defined(), ValueError, function, ": an operand is an undefined Variable");
-    RENSA_CHECK(is_float(x.dtype()), DtypeError, function, ": expected a floating-point Variable, got ", x.dtype());
-}
-
-void check_pair(const char* function, const Variable& a, const Variable& b) {
-    check_float(function, a);
-    check_float(function, b);
-    RENSA_CHECK(a.dtype() == b.dtype(), DtypeError, function, ": operands have different dtypes ", a.dtype(), " and ",
-                b.dtype(), "; cast one first");
-}
 
 template <class F, class... Args>
 Variable apply1(const std::vector<Variable>& inputs, Args&&... args) {
@@ -235,29 +224,29 @@ private:
 }  // namespace
 
 Variable neg(const Variable& x) {
-    check_float("neg", x);
+    expect_float(x, "neg", "x");
     return apply1<Neg>({x});
 }
 Variable exp(const Variable& x) {
-    check_float("exp", x);
+    expect_float(x, "exp", "x");
     return apply1<Exp>({x});
 }
 Variable log(const Variable& x) {
-    check_float("log", x);
+    expect_float(x, "log", "x");
     return apply1<Log>({x});
 }
 
 #define RENSA_DEFINE_VARIABLE_BINARY(name, VarVar, VarConst, ConstVar) \
     Variable name(const Variable& a, const Variable& b) {              \
-        check_pair(#name, a, b);                                       \
+        expect_same_float(a, b, #name, "a", "b");                      \
         return apply1<VarVar>({a, b});                                 \
     }                                                                  \
     Variable name(const Variable& a, Scalar b) {                       \
-        check_float(#name, a);                                         \
+        expect_float(a, #name, "a");                                   \
         return apply1<VarConst>({a}, b);                               \
     }                                                                  \
     Variable name(Scalar a, const Variable& b) {                       \
-        check_float(#name, b);                                         \
+        expect_float(b, #name, "b");                                   \
         return apply1<ConstVar>({b}, a);                               \
     }
 RENSA_DEFINE_VARIABLE_BINARY(add, Add, AddConstant, AddConstant)

@@ -54,7 +54,8 @@ std::vector<Variable> FunctionNode::apply(const std::vector<Variable>& inputs) {
     in_arrays.reserve(inputs.size());
     bool requires_grad = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
-        RENSA_CHECK(inputs[i].defined(), ValueError, label(), ": input ", i, " is an undefined Variable");
+        RENSA_CHECK(inputs[i].defined(), ValueError, label(), ": Expect: inputs[", i,
+                    "] to be defined, Actual: undefined Variable");
         in_arrays.push_back(inputs[i].array());
         requires_grad = requires_grad || inputs[i].requires_grad();
     }

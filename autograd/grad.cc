@@ -53,7 +53,7 @@ std::unordered_set<const VariableNode*> nodes_needing_grad(const std::vector<Var
 Variable grad_seed(const std::vector<Variable>& outputs, const std::vector<Variable>& grad_outputs, size_t i,
                    const GradOptions& options) {
     const Variable& y = outputs[i];
-    RENSA_CHECK(y.defined(), ValueError, "grad: output ", i, " is an undefined Variable");
+    RENSA_CHECK(y.defined(), ValueError, "grad: Expect: outputs[", i, "] to be defined, Actual: undefined Variable");
     if (i < grad_outputs.size() && grad_outputs[i].defined()) {
         detail::check_grad_fits(*y.node(), grad_outputs[i].array(),
                                 [i] { return detail::concat("grad: grad_outputs[", i, "]"); });
@@ -73,7 +73,8 @@ std::vector<Variable> grad(const std::vector<Variable>& outputs, const std::vect
     RENSA_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), ValueError,
                 "grad: ", grad_outputs.size(), " grad_outputs for ", outputs.size(), " outputs");
     for (size_t j = 0; j < inputs.size(); ++j) {
-        RENSA_CHECK(inputs[j].defined(), ValueError, "grad: input ", j, " is an undefined Variable");
+        RENSA_CHECK(inputs[j].defined(), ValueError, "grad: Expect: inputs[", j,
+                    "] to be defined, Actual: undefined Variable");
     }
     std::vector<Variable> seeds;
     for (size_t i = 0; i < outputs.size(); ++i) seeds.push_back(grad_seed(outputs, grad_outputs, i, options));
