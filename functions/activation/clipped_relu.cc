@@ -2,7 +2,7 @@
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -31,7 +31,7 @@ private:
 }  // namespace
 
 Variable clipped_relu(const Variable& x, double z) {
-    activation_detail::check_float_input("clipped_relu", "x", x);
+    expect_float(x, "clipped_relu", "x");
     RENSA_CHECK(z > 0, ValueError, "clipped_relu: Expect: z > 0, Actual: z = ", z);
     return std::make_shared<ClippedReLU>(z)->apply({x})[0];
 }

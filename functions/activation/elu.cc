@@ -4,7 +4,7 @@
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -37,12 +37,12 @@ private:
 }  // namespace
 
 Variable elu(const Variable& x, double alpha) {
-    activation_detail::check_float_input("elu", "x", x);
+    expect_float(x, "elu", "x");
     return std::make_shared<ELU>(alpha)->apply({x})[0];
 }
 
 Variable selu(const Variable& x, double alpha, double scale) {
-    activation_detail::check_float_input("selu", "x", x);
+    expect_float(x, "selu", "x");
     return scale * elu(x, alpha);
 }
 

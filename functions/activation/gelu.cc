@@ -4,7 +4,7 @@
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -49,7 +49,7 @@ public:
 }  // namespace
 
 Variable gelu(const Variable& x) {
-    activation_detail::check_float_input("gelu", "x", x);
+    expect_float(x, "gelu", "x");
     return std::make_shared<GELU>()->apply({x})[0];
 }
 

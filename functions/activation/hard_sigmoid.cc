@@ -2,7 +2,7 @@
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -27,7 +27,7 @@ public:
 }  // namespace
 
 Variable hard_sigmoid(const Variable& x) {
-    activation_detail::check_float_input("hard_sigmoid", "x", x);
+    expect_float(x, "hard_sigmoid", "x");
     return std::make_shared<HardSigmoid>()->apply({x})[0];
 }
 

@@ -2,7 +2,7 @@
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -31,7 +31,7 @@ private:
 }  // namespace
 
 Variable leaky_relu(const Variable& x, double slope) {
-    activation_detail::check_float_input("leaky_relu", "x", x);
+    expect_float(x, "leaky_relu", "x");
     return std::make_shared<LeakyReLU>(slope)->apply({x})[0];
 }
 

@@ -5,12 +5,13 @@
 #include <vector>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/creation.h"
 #include "core/ops/manipulation.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -85,11 +86,9 @@ std::vector<Variable> extract_gates(const Variable& x) {
 }
 
 void check_lstm(const Variable& c_prev, const Variable& x) {
-    activation_detail::check_float_input("lstm", "c_prev", c_prev);
-    activation_detail::check_float_input("lstm", "x", x);
-    RENSA_CHECK(c_prev.dtype() == x.dtype(), DtypeError,
-                "lstm: Expect: c_prev.dtype == x.dtype, Actual: ", dtype_name(c_prev.dtype()),
-                " != ", dtype_name(x.dtype()));
+    expect_float(c_prev, "lstm", "c_prev");
+    expect_float(x, "lstm", "x");
+    expect_same_dtype(c_prev, x, "lstm", "c_prev", "x");
     RENSA_CHECK(x.ndim() >= 2 && c_prev.ndim() == x.ndim(), DimensionError,
                 "lstm: Expect: c_prev.ndim == x.ndim >= 2, Actual: c_prev.shape ", c_prev.shape(), ", x.shape ",
                 x.shape());

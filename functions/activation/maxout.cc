@@ -5,7 +5,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/reduction.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -55,7 +55,7 @@ private:
 }  // namespace
 
 Variable maxout(const Variable& x, int64_t pool_size, int axis) {
-    activation_detail::check_float_input("maxout", "x", x);
+    expect_float(x, "maxout", "x");
     const int ax = normalize_axis(axis, x.ndim(), "maxout");
     RENSA_CHECK(pool_size > 0, ValueError, "maxout: pool_size must be a positive integer, but it is ", pool_size);
     RENSA_CHECK(x.shape()[ax] % pool_size == 0, ValueError, "maxout: x.shape[", ax, "] (", x.shape()[ax],

@@ -1,9 +1,10 @@
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -44,10 +45,9 @@ public:
 }  // namespace
 
 Variable prelu(const Variable& x, const Variable& W) {  // NOLINT(readability-identifier-naming)
-    activation_detail::check_float_input("prelu", "x", x);
-    activation_detail::check_float_input("prelu", "W", W);
-    RENSA_CHECK(x.dtype() == W.dtype(), DtypeError,
-                "prelu: Expect: x.dtype == W.dtype, Actual: ", dtype_name(x.dtype()), " != ", dtype_name(W.dtype()));
+    expect_float(x, "prelu", "x");
+    expect_float(W, "prelu", "W");
+    expect_same_dtype(x, W, "prelu", "x", "W");
     RENSA_CHECK(x.ndim() >= W.ndim() + 1, DimensionError, "prelu: Expect: x.ndim >= W.ndim + 1, Actual: ", x.ndim(),
                 " < ", W.ndim() + 1);
     for (int d = 0; d < W.ndim(); ++d) {

@@ -1,4 +1,5 @@
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
@@ -41,7 +42,7 @@ std::vector<Variable> ReLU::backward(const Indexes&, const std::vector<Variable>
 }  // namespace
 
 Variable relu(const Variable& x) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError, "relu: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
+    expect_float(x, "relu", "x");
     return std::make_shared<ReLU>()->apply({x})[0];
 }
 

@@ -5,7 +5,7 @@
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -50,13 +50,13 @@ private:
 }  // namespace
 
 Variable softmax(const Variable& x, int axis) {
-    activation_detail::check_float_input("softmax", "x", x);
+    expect_float(x, "softmax", "x");
     const int ax = normalize_axis(axis, x.ndim(), "softmax");
     return std::make_shared<Softmax>(ax)->apply({x})[0];
 }
 
 Variable log_softmax(const Variable& x, int axis) {
-    activation_detail::check_float_input("log_softmax", "x", x);
+    expect_float(x, "log_softmax", "x");
     const int ax = normalize_axis(axis, x.ndim(), "log_softmax");
     return std::make_shared<LogSoftmax>(ax)->apply({x})[0];
 }

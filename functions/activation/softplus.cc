@@ -2,7 +2,7 @@
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -30,7 +30,7 @@ private:
 }  // namespace
 
 Variable softplus(const Variable& x, double beta) {
-    activation_detail::check_float_input("softplus", "x", x);
+    expect_float(x, "softplus", "x");
     RENSA_CHECK(beta != 0, ValueError, "softplus: Expect: beta != 0, Actual: beta = 0");
     return std::make_shared<Softplus>(beta)->apply({x})[0];
 }

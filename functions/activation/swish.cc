@@ -1,7 +1,8 @@
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/shape_ops.h"
 #include "functions/activation.h"
-#include "functions/activation/common.h"
+#include "functions/activation/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -18,11 +19,9 @@ Variable broadcast_beta(const Variable& beta, const Shape& x_shape) {
 
 // A composition of differentiable pieces: y = x * sigmoid(beta * x).
 Variable swish(const Variable& x, const Variable& beta) {
-    activation_detail::check_float_input("swish", "x", x);
-    activation_detail::check_float_input("swish", "beta", beta);
-    RENSA_CHECK(x.dtype() == beta.dtype(), DtypeError,
-                "swish: Expect: x.dtype == beta.dtype, Actual: ", dtype_name(x.dtype()),
-                " != ", dtype_name(beta.dtype()));
+    expect_float(x, "swish", "x");
+    expect_float(beta, "swish", "beta");
+    expect_same_dtype(x, beta, "swish", "x", "beta");
     RENSA_CHECK(x.ndim() >= beta.ndim() + 1, DimensionError,
                 "swish: Expect: x.ndim >= beta.ndim + 1, Actual: ", x.ndim(), " < ", beta.ndim() + 1);
     for (int d = 0; d < beta.ndim(); ++d) {

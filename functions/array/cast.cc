@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "functions/array.h"
@@ -42,13 +43,13 @@ private:
 }  // namespace
 
 Variable cast(const Variable& x, Dtype dtype) {
-    RENSA_CHECK(x.defined(), ValueError, "cast: x is undefined");
+    expect_defined(x, "cast", "x");
     if (x.dtype() == dtype) return x;
     return std::make_shared<Cast>(dtype)->apply({x})[0];
 }
 
 Variable copy(const Variable& x, Device dst) {
-    RENSA_CHECK(x.defined(), ValueError, "copy: x is undefined");
+    expect_defined(x, "copy", "x");
     return std::make_shared<Copy>(dst)->apply({x})[0];
 }
 

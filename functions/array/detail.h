@@ -24,7 +24,8 @@ namespace rensa::functions::array_detail {
 // gy itself, or constant zeros of the given shape/dtype/device when gy is undefined.
 [[nodiscard]] Variable or_zeros(const Variable& gy, const Shape& shape, Dtype dtype, Device device);
 
-// Throws ValueError "<op>: xs must not be empty" / DtypeError when the dtypes differ.
+// Throws ValueError when xs is empty or holds an undefined Variable, DtypeError when the
+// dtypes differ (autograd/check.h's messages).
 void check_nonempty_same_dtype(std::string_view op, const std::vector<Variable>& xs);
 
 }  // namespace rensa::functions::array_detail

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "autograd/check.h"
 #include "core/error.h"
 #include "functions/array.h"
 #include "functions/array/detail.h"
@@ -38,8 +39,8 @@ std::string multi_index(int64_t flat, const Shape& shape) {
 
 // The array term as int64 in [0, size), on x's device; IndexError names the bad entry.
 Array normalize_indices(const Array& indices, int term, int axis, int64_t size, Device device) {
-    RENSA_CHECK(is_integral(indices.dtype()), DtypeError, "get_item: the array at index position ", term,
-                " must have an integer dtype, got ", dtype_name(indices.dtype()), " (boolean masks are not supported)");
+    RENSA_CHECK(is_integral(indices.dtype()), DtypeError, "get_item: Expect: the array at index position ", term,
+                " to have an integer dtype (boolean masks are not supported), Actual: ", dtype_name(indices.dtype()));
     std::vector<int64_t> values = indices.to_vector<int64_t>();
     for (size_t k = 0; k < values.size(); ++k) {
         int64_t& v = values[k];
@@ -124,7 +125,7 @@ Variable move_to_front(const Variable& y, int axis, int k) {
 }  // namespace
 
 Variable get_item(const Variable& x, const std::vector<ItemIndex>& slices) {
-    RENSA_CHECK(x.defined(), ValueError, "get_item: x is undefined");
+    expect_defined(x, "get_item", "x");
     const Plan plan = make_plan(x.shape(), slices, x.device());
     Variable y = array_detail::basic_index(x, plan.basic);
     if (!plan.indices) return y;

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "core/ops/manipulation.h"
@@ -35,7 +36,7 @@ private:
 }  // namespace
 
 Variable pad(const Variable& x, const PadWidth& pad_width, std::string_view mode, Scalar constant_values) {
-    RENSA_CHECK(x.defined(), ValueError, "pad: x is undefined");
+    expect_defined(x, "pad", "x");
     RENSA_CHECK(mode == "constant", ValueError, "pad: only mode 'constant' is supported, got '", mode, "'");
     const size_t ndim = static_cast<size_t>(x.ndim());
     RENSA_CHECK(pad_width.size() == 1 || pad_width.size() == ndim, ValueError, "pad: pad_width has ", pad_width.size(),

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "core/error.h"
 #include "functions/array.h"
 #include "functions/array/detail.h"
@@ -46,11 +47,8 @@ Variable interpolate_axis(const Variable& x, int axis, int64_t out, const Resize
 }
 
 void check_resize_images(const Variable& x, int64_t out_h, int64_t out_w, const ResizeImagesOptions& options) {
-    RENSA_CHECK(x.defined(), ValueError, "resize_images: x is undefined");
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "resize_images: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(x.ndim() == 4, DimensionError, "resize_images: Expect: x.ndim == 4, Actual: ", x.ndim(), " (x.shape ",
-                x.shape(), ")");
+    expect_float(x, "resize_images", "x");
+    expect_ndim(x, 4, "resize_images", "x");
     RENSA_CHECK(options.mode == "bilinear" || options.mode == "nearest", ValueError,
                 "resize_images: mode must be 'bilinear' or 'nearest', got '", options.mode, "'");
     RENSA_CHECK(out_h > 0 && out_w > 0, ValueError, "resize_images: output_shape must be positive, got (", out_h, ", ",

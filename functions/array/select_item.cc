@@ -1,5 +1,6 @@
 // select_item: y[i] = x[i, t[i]], a gather from the flattened x at i * N + t[i].
 
+#include "autograd/check.h"
 #include "core/error.h"
 #include "functions/array.h"
 #include "functions/array/detail.h"
@@ -8,13 +9,10 @@ namespace rensa::functions {
 namespace {
 
 void check_select_item(const Variable& x, const Variable& t) {
-    RENSA_CHECK(x.defined() && t.defined(), ValueError, "select_item: x and t must be defined");
-    RENSA_CHECK(is_integral(t.dtype()) && is_signed(t.dtype()), DtypeError,
-                "select_item: Expect: t.dtype.kind == 'i', Actual: ", dtype_name(t.dtype()));
-    RENSA_CHECK(x.ndim() == 2, DimensionError, "select_item: Expect: x.ndim == 2, Actual: ", x.ndim(), " (x.shape ",
-                x.shape(), ")");
-    RENSA_CHECK(t.ndim() == 1, DimensionError, "select_item: Expect: t.ndim == 1, Actual: ", t.ndim(), " (t.shape ",
-                t.shape(), ")");
+    expect_defined(x, "select_item", "x");
+    expect_signed_integer(t, "select_item", "t");
+    expect_ndim(x, 2, "select_item", "x");
+    expect_ndim(t, 1, "select_item", "t");
     RENSA_CHECK(x.shape()[0] == t.shape()[0], DimensionError,
                 "select_item: Expect: x.shape[0] == t.shape[0], Actual: ", x.shape()[0], " != ", t.shape()[0]);
 }

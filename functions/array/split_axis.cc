@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "core/ops/manipulation.h"
@@ -65,7 +66,7 @@ private:
 };
 
 int check_axis(std::string_view op, const Variable& x, int axis) {
-    RENSA_CHECK(x.defined(), ValueError, op, ": x is undefined");
+    expect_defined(x, op, "x");
     const int ndim = x.ndim();
     RENSA_CHECK(axis >= -ndim && axis < ndim, DimensionError, op, ": Expect: -", ndim, " <= axis < ", ndim,
                 " (x.ndim), Actual: axis = ", axis, " for x of shape ", x.shape());

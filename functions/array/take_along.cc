@@ -2,8 +2,10 @@
 // where each is the other's backward, so every order of derivative is available.
 
 #include <memory>
+#include <string>
 #include <utility>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
@@ -108,11 +110,12 @@ Variable or_zeros(const Variable& gy, const Shape& shape, Dtype dtype, Device de
 }
 
 void check_nonempty_same_dtype(std::string_view op, const std::vector<Variable>& xs) {
-    RENSA_CHECK(!xs.empty(), ValueError, op, ": xs must not be empty");
+    RENSA_CHECK(!xs.empty(), ValueError, op, ": Expect: a non-empty xs, Actual: no Variables");
     for (size_t i = 0; i < xs.size(); ++i) {
-        RENSA_CHECK(xs[i].defined(), ValueError, op, ": xs[", i, "] is undefined");
-        RENSA_CHECK(xs[i].dtype() == xs[0].dtype(), DtypeError, op, ": Expect: xs[", i,
-                    "].dtype == xs[0].dtype, Actual: ", dtype_name(xs[i].dtype()), " != ", dtype_name(xs[0].dtype()));
+        // The name is built only on failure: concat runs this on every call.
+        if (!xs[i].defined() || xs[i].dtype() != xs[0].dtype()) {
+            expect_same_dtype(xs[0], xs[i], op, "xs[0]", "xs[" + std::to_string(i) + "]");
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "core/ops/manipulation.h"
@@ -48,7 +49,7 @@ private:
 }  // namespace
 
 Variable tile(const Variable& x, const std::vector<int64_t>& reps) {
-    RENSA_CHECK(x.defined(), ValueError, "tile: x is undefined");
+    expect_defined(x, "tile", "x");
     for (size_t i = 0; i < reps.size(); ++i) {
         RENSA_CHECK(reps[i] >= 0, ValueError, "tile: reps[", i, "] = ", reps[i], " must be non-negative");
     }
@@ -58,7 +59,7 @@ Variable tile(const Variable& x, const std::vector<int64_t>& reps) {
 Variable tile(const Variable& x, int64_t reps) { return tile(x, std::vector<int64_t>{reps}); }
 
 Variable repeat(const Variable& x, const std::vector<int64_t>& repeats, std::optional<int> axis) {
-    RENSA_CHECK(x.defined(), ValueError, "repeat: x is undefined");
+    expect_defined(x, "repeat", "x");
     const Variable src = axis ? x : flatten(x);
     const int ndim = src.ndim();
     const int a = axis.value_or(0);

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "core/ops/elementwise.h"
@@ -31,18 +32,15 @@ private:
 }  // namespace
 
 Variable where(const Variable& condition, const Variable& x, const Variable& y) {
-    RENSA_CHECK(condition.defined() && x.defined() && y.defined(), ValueError,
-                "where: condition, x and y must be defined");
+    expect_defined(condition, "where", "condition");
     return where(condition.array(), x, y);
 }
 
 Variable where(const Array& condition, const Variable& x, const Variable& y) {
-    RENSA_CHECK(condition.defined() && x.defined() && y.defined(), ValueError,
-                "where: condition, x and y must be defined");
+    RENSA_CHECK(condition.defined(), ValueError, "where: Expect: condition to be defined, Actual: undefined Array");
     RENSA_CHECK(condition.dtype() == Dtype::kBool, DtypeError,
                 "where: Expect: condition.dtype == bool, Actual: ", dtype_name(condition.dtype()));
-    RENSA_CHECK(x.dtype() == y.dtype(), DtypeError,
-                "where: Expect: x.dtype == y.dtype, Actual: ", dtype_name(x.dtype()), " != ", dtype_name(y.dtype()));
+    expect_same_dtype(x, y, "where", "x", "y");
     (void)broadcast_shapes(broadcast_shapes(condition.shape(), x.shape(), "where"), y.shape(), "where");
     return std::make_shared<Where>(condition)->apply({x, y})[0];
 }

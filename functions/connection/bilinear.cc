@@ -3,6 +3,7 @@
 // differentiable any number of times without a gradient node of its own.
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
 #include "functions/array.h"
@@ -17,21 +18,15 @@ int64_t trailing_size(const Variable& x) {
     return n;
 }
 
-void check_same_float(const Variable& x, const Variable& e1, const char* name) {
-    RENSA_CHECK(x.dtype() == e1.dtype(), DtypeError, "bilinear: Expect: ", name,
-                ".dtype == e1.dtype, Actual: ", dtype_name(x.dtype()), " != ", dtype_name(e1.dtype()));
-}
-
 void check_bilinear(const Variable& e1, const Variable& e2, const Variable& W) {
-    RENSA_CHECK(is_float(e1.dtype()), DtypeError,
-                "bilinear: Expect: e1.dtype.kind == 'f', Actual: ", dtype_name(e1.dtype()));
-    check_same_float(e2, e1, "e2");
-    check_same_float(W, e1, "W");
+    expect_float(e1, "bilinear", "e1");
+    expect_same_dtype(e2, e1, "bilinear", "e2", "e1");
+    expect_same_dtype(W, e1, "bilinear", "W", "e1");
     RENSA_CHECK(e1.ndim() >= 2 && e2.ndim() >= 2, DimensionError, "bilinear: Expect: e1.ndim >= 2 and e2.ndim >= 2, ",
                 "Actual: ", e1.ndim(), ", ", e2.ndim());
     RENSA_CHECK(e1.shape()[0] == e2.shape()[0], DimensionError, "bilinear: Expect: e1.shape[0] == e2.shape[0], ",
                 "Actual: ", e1.shape()[0], " != ", e2.shape()[0]);
-    RENSA_CHECK(W.ndim() == 3, DimensionError, "bilinear: Expect: W.ndim == 3, Actual: ", W.ndim());
+    expect_ndim(W, 3, "bilinear", "W");
     RENSA_CHECK(trailing_size(e1) == W.shape()[0], DimensionError,
                 "bilinear: Expect: prod(e1.shape[1:]) == W.shape[0], Actual: ", trailing_size(e1),
                 " != ", W.shape()[0]);
@@ -42,14 +37,12 @@ void check_bilinear(const Variable& e1, const Variable& e2, const Variable& W) {
 
 void check_coefficients(const Variable& e1, const Variable& W, const Variable& V1, const Variable& V2,
                         const Variable& b) {
-    check_same_float(V1, e1, "V1");
-    check_same_float(V2, e1, "V2");
-    check_same_float(b, e1, "b");
+    expect_same_dtype(V1, e1, "bilinear", "V1", "e1");
+    expect_same_dtype(V2, e1, "bilinear", "V2", "e1");
+    expect_same_dtype(b, e1, "bilinear", "b", "e1");
     const Shape v1_shape{W.shape()[0], W.shape()[2]}, v2_shape{W.shape()[1], W.shape()[2]};
-    RENSA_CHECK(V1.shape() == v1_shape, DimensionError, "bilinear: Expect: V1.shape == ", v1_shape,
-                ", Actual: ", V1.shape());
-    RENSA_CHECK(V2.shape() == v2_shape, DimensionError, "bilinear: Expect: V2.shape == ", v2_shape,
-                ", Actual: ", V2.shape());
+    expect_shape(V1, v1_shape, "bilinear", "V1");
+    expect_shape(V2, v2_shape, "bilinear", "V2");
     RENSA_CHECK(b.ndim() == 1 && b.shape()[0] == W.shape()[2], DimensionError, "bilinear: Expect: b.shape == (",
                 W.shape()[2], ",), Actual: ", b.shape());
 }

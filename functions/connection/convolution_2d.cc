@@ -4,7 +4,7 @@
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "functions/connection/convolution.h"
-#include "functions/connection/convolution_internal.h"
+#include "functions/connection/detail.h"
 
 namespace rensa::functions {
 namespace {

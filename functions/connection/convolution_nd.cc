@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <string>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
 #include "core/ops/convolution.h"
 #include "core/ops/elementwise.h"
 #include "functions/connection/convolution.h"
-#include "functions/connection/convolution_internal.h"
+#include "functions/connection/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -163,13 +164,10 @@ namespace detail {
 
 void check_convolution_inputs(const Variable& x, const Variable& W, const Variable& b, int ndim,
                               const std::string& op) {
-    RENSA_CHECK(x.defined() && W.defined(), ValueError, op, ": x and W must be defined Variables");
-    RENSA_CHECK(is_float(x.dtype()), DtypeError, op, ": Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(W.dtype() == x.dtype(), DtypeError, op, ": Expect: W.dtype == x.dtype, Actual: ", dtype_name(W.dtype()),
-                " != ", dtype_name(x.dtype()));
+    expect_float(x, op, "x");
+    expect_same_dtype(W, x, op, "W", "x");
     if (ndim > 0) {
-        RENSA_CHECK(x.ndim() == ndim, DimensionError, op, ": Expect: x.ndim == ", ndim, ", Actual: ", x.ndim(),
-                    " != ", ndim);
+        expect_ndim(x, ndim, op, "x");
     }
     RENSA_CHECK(x.ndim() >= 3 && x.ndim() <= 5, DimensionError, op,
                 ": Expect: x.ndim in (3, 4, 5) (1 to 3 spatial dims), Actual: ", x.ndim());
@@ -178,7 +176,7 @@ void check_convolution_inputs(const Variable& x, const Variable& W, const Variab
     if (b.defined()) {
         RENSA_CHECK(b.dtype() == x.dtype(), DtypeError, op,
                     ": Expect: b.dtype == x.dtype, Actual: ", dtype_name(b.dtype()), " != ", dtype_name(x.dtype()));
-        RENSA_CHECK(b.ndim() == 1, DimensionError, op, ": Expect: b.ndim == 1, Actual: ", b.ndim(), " != 1");
+        expect_ndim(b, 1, op, "b");
     }
 }
 

@@ -1,7 +1,7 @@
 // dilated_convolution_2d: Chainer's name for convolution_2d with a dilation.
 
 #include "functions/connection.h"
-#include "functions/connection/convolution_internal.h"
+#include "functions/connection/detail.h"
 
 namespace rensa::functions {
 

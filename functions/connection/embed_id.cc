@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
@@ -112,11 +113,9 @@ std::vector<Variable> EmbedIDGrad::backward(const Indexes&, const std::vector<Va
 }  // namespace
 
 Variable embed_id(const Variable& x, const Variable& W, std::optional<int64_t> ignore_label) {
-    RENSA_CHECK(is_integral(x.dtype()), DtypeError,
-                "embed_id: Expect: x.dtype.kind == 'i', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(is_float(W.dtype()), DtypeError,
-                "embed_id: Expect: W.dtype.kind == 'f', Actual: ", dtype_name(W.dtype()));
-    RENSA_CHECK(W.ndim() == 2, DimensionError, "embed_id: Expect: W.ndim == 2, Actual: ", W.ndim());
+    expect_integer(x, "embed_id", "x");
+    expect_float(W, "embed_id", "W");
+    expect_ndim(W, 2, "embed_id", "W");
     check_ids(x.array(), W.shape()[0], ignore_label);
     PreparedIds ids = prepare(x.array(), ignore_label);
     return std::make_shared<EmbedIDFunction>(std::move(ids))->apply({x, W})[0];

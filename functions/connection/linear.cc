@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/backend.h"
@@ -141,23 +142,20 @@ std::vector<Variable> LinearGradWeight::backward(const Indexes& indexes, const s
 }
 
 void check_linear_types(const Variable& x, const Variable& W, const Variable& b) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "linear: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(W.dtype() == x.dtype(), DtypeError,
-                "linear: Expect: W.dtype == x.dtype, Actual: ", dtype_name(W.dtype()), " != ", dtype_name(x.dtype()));
-    RENSA_CHECK(x.ndim() == 2, DimensionError, "linear: Expect: x.ndim == 2, Actual: ", x.ndim());
-    RENSA_CHECK(W.ndim() == 2, DimensionError, "linear: Expect: W.ndim == 2, Actual: ", W.ndim());
+    expect_float(x, "linear", "x");
+    expect_same_dtype(W, x, "linear", "W", "x");
+    expect_ndim(x, 2, "linear", "x");
+    expect_ndim(W, 2, "linear", "W");
     RENSA_CHECK(x.shape()[1] == W.shape()[1], DimensionError,
                 "linear: Expect: x.shape[1] == W.shape[1], Actual: ", x.shape()[1], " != ", W.shape()[1],
                 " (x.shape=", x.shape(), ", W.shape=", W.shape(), ")");
     RENSA_CHECK(W.device() == x.device(), DeviceError, "linear: x and W must be on one device, got ", x.device(),
                 " and ", W.device());
     if (!b.defined()) return;
-    RENSA_CHECK(b.dtype() == x.dtype(), DtypeError,
-                "linear: Expect: b.dtype == x.dtype, Actual: ", dtype_name(b.dtype()), " != ", dtype_name(x.dtype()));
+    expect_same_dtype(b, x, "linear", "b", "x");
     RENSA_CHECK(b.device() == x.device(), DeviceError, "linear: x and b must be on one device, got ", x.device(),
                 " and ", b.device());
-    RENSA_CHECK(b.ndim() == 1, DimensionError, "linear: Expect: b.ndim == 1, Actual: ", b.ndim());
+    expect_ndim(b, 1, "linear", "b");
     RENSA_CHECK(b.shape()[0] == W.shape()[0], DimensionError,
                 "linear: Expect: b.shape[0] == W.shape[0], Actual: ", b.shape()[0], " != ", W.shape()[0]);
 }

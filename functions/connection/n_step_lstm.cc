@@ -1,13 +1,14 @@
 // n_step_lstm / n_step_bilstm: Chainer's stacked LSTMs over variable-length sequences,
-// built on the shared loop (n_step_rnn_impl.h), linear and F::lstm.
+// built on the shared loop (detail.h), linear and F::lstm.
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
 #include "functions/activation.h"
 #include "functions/array.h"
 #include "functions/connection.h"
-#include "functions/connection/n_step_rnn_impl.h"
+#include "functions/connection/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -32,7 +33,7 @@ std::pair<Variable, Variable> lstm_cell(const Variable& x, const Variable& h, co
 NStepLSTMResult run_lstm(const char* name, bool bi, int n_layers, double dropout_ratio, const Variable& hx,
                          const Variable& cx, const std::vector<std::vector<Variable>>& ws,
                          const std::vector<std::vector<Variable>>& bs, const std::vector<Variable>& xs) {
-    RENSA_CHECK(cx.defined(), ValueError, name, ": cx must be given");
+    expect_defined(cx, name, "cx");
     detail::NStepOutputs out =
         detail::n_step_rnn_impl(lstm_cell, {name, 8, n_layers, dropout_ratio, bi}, hx, cx, ws, bs, xs);
     return {out.hy, out.cy, std::move(out.ys)};

@@ -10,7 +10,7 @@
 #include "functions/activation.h"
 #include "functions/array.h"
 #include "functions/connection.h"
-#include "functions/connection/n_step_rnn_impl.h"
+#include "functions/connection/detail.h"
 #include "functions/noise.h"
 
 namespace rensa::functions {

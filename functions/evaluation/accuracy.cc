@@ -1,9 +1,10 @@
 // accuracy and binary_accuracy, computed on the device with core/ops (no host copy).
 
+#include "autograd/check.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/reduction.h"
 #include "functions/evaluation.h"
-#include "functions/evaluation/common.h"
+#include "functions/evaluation/detail.h"
 
 namespace rensa::functions {
 
@@ -24,8 +25,7 @@ Variable accuracy(const Variable& y, const Variable& t, std::optional<int64_t> i
 
 Variable binary_accuracy(const Variable& y, const Variable& t) {
     evaluation_detail::check_scores_labels("binary_accuracy", y, t);
-    RENSA_CHECK(y.shape() == t.shape(), DimensionError,
-                "binary_accuracy: Expect: y.shape == t.shape, Actual: ", y.shape(), " != ", t.shape());
+    expect_same_shape(y, t, "binary_accuracy", "y", "t");
     const Array labels = t.array().astype(Dtype::kInt64, false);
     const Array predicted = ops::greater_equal(y.array(), 0).astype(Dtype::kInt64);
     const Array count = ops::sum(ops::equal(predicted, labels));  // t == -1 never matches

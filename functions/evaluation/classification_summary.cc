@@ -8,7 +8,7 @@
 
 #include "core/ops/reduction.h"
 #include "functions/evaluation.h"
-#include "functions/evaluation/common.h"
+#include "functions/evaluation/detail.h"
 
 namespace rensa::functions {
 namespace {

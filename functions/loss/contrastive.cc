@@ -3,12 +3,13 @@
 #include <vector>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/reduction.h"
 #include "functions/loss.h"
-#include "functions/loss/loss_util.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -62,11 +63,12 @@ Variable contrastive(const Variable& x0, const Variable& x1, const Variable& y, 
                      std::string_view reduce) {
     detail::check_loss_reduce("contrastive", reduce, {"mean", "no"});
     RENSA_CHECK(margin > 0, ValueError, "contrastive: margin should be positive value, but ", margin, " is given");
-    detail::check_loss_float("contrastive", "x0", x0);
-    detail::check_loss_like("contrastive", "x0", x0, "x1", x1);
-    detail::check_loss_labels("contrastive", "y", y);
-    RENSA_CHECK(x0.ndim() == 2, DimensionError, "contrastive: Expect: x0.ndim == 2, Actual: ", x0.ndim());
-    RENSA_CHECK(y.ndim() == 1, DimensionError, "contrastive: Expect: y.ndim == 1, Actual: ", y.ndim());
+    expect_float(x0, "contrastive", "x0");
+    expect_same_dtype(x0, x1, "contrastive", "x0", "x1");
+    expect_same_shape(x0, x1, "contrastive", "x0", "x1");
+    expect_integer(y, "contrastive", "y");
+    expect_ndim(x0, 2, "contrastive", "x0");
+    expect_ndim(y, 1, "contrastive", "y");
     RENSA_CHECK(x0.shape()[0] == y.shape()[0], DimensionError,
                 "contrastive: Expect: x0.shape[0] == y.shape[0], Actual: ", x0.shape()[0], " != ", y.shape()[0]);
     RENSA_CHECK(x0.shape()[0] > 0, DimensionError, "contrastive: Expect: x0.shape[0] > 0, Actual: 0");

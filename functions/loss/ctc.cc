@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/ops/creation.h"
 #include "functions/loss.h"
-#include "functions/loss/loss_util.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -183,9 +184,11 @@ void check_scores(const std::vector<Variable>& x) {
     constexpr std::string_view kName = "connectionist_temporal_classification";
     RENSA_CHECK(!x.empty(), ValueError, kName, ": x must be a non-empty list of Variables");
     for (size_t i = 0; i < x.size(); ++i) {
-        detail::check_loss_float(kName, "x[i]", x[i]);
-        RENSA_CHECK(x[i].ndim() == 2, DimensionError, kName, ": Expect: x[", i, "].ndim == 2, Actual: ", x[i].ndim());
-        detail::check_loss_like(kName, "x[0]", x[0], "x[i]", x[i]);
+        const std::string name = "x[" + std::to_string(i) + "]";
+        expect_float(x[i], kName, name);
+        expect_ndim(x[i], 2, kName, name);
+        expect_same_dtype(x[0], x[i], kName, "x[0]", name);
+        expect_same_shape(x[0], x[i], kName, "x[0]", name);
     }
 }
 
@@ -193,7 +196,7 @@ void check_scores(const std::vector<Variable>& x) {
 std::vector<int64_t> lengths(const Variable& v, std::string_view name, int64_t B, int64_t fill, int64_t high) {
     constexpr std::string_view kName = "connectionist_temporal_classification";
     if (!v.defined()) return std::vector<int64_t>(static_cast<size_t>(B), fill);
-    detail::check_loss_labels(kName, name, v);
+    expect_integer(v, kName, name);
     RENSA_CHECK(v.shape() == Shape{B}, DimensionError, kName, ": Expect: ", name, ".shape == (", B,
                 ",), Actual: ", v.shape());
     return detail::check_loss_label_range(kName, name, v.array(), high + 1);
@@ -218,7 +221,7 @@ Variable connectionist_temporal_classification(const std::vector<Variable>& x, c
     constexpr std::string_view kName = "connectionist_temporal_classification";
     detail::check_loss_reduce(kName, options.reduce, {"mean", "no"});
     check_scores(x);
-    detail::check_loss_labels(kName, "t", t);
+    expect_integer(t, kName, "t");
     const int64_t T = static_cast<int64_t>(x.size()), B = x[0].shape()[0], V = x[0].shape()[1];
     RENSA_CHECK(t.ndim() == 2 && t.shape()[0] == B, DimensionError, kName, ": Expect: t.shape == (", B,
                 ", L), Actual: ", t.shape());

@@ -3,13 +3,14 @@
 #include <vector>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/reduction.h"
 #include "functions/loss.h"
-#include "functions/loss/loss_util.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -53,10 +54,10 @@ Variable hinge(const Variable& x, const Variable& t, std::string_view norm, std:
     RENSA_CHECK(norm == "L1" || norm == "L2", NotImplementedError, "hinge: norm should be either 'L1' or 'L2', but '",
                 norm, "' is given");
     detail::check_loss_reduce("hinge", reduce, {"mean", "no"});
-    detail::check_loss_float("hinge", "x", x);
-    detail::check_loss_labels("hinge", "t", t);
-    RENSA_CHECK(x.ndim() == 2, DimensionError, "hinge: Expect: x.ndim == 2, Actual: ", x.ndim());
-    RENSA_CHECK(t.ndim() == 1, DimensionError, "hinge: Expect: t.ndim == 1, Actual: ", t.ndim());
+    expect_float(x, "hinge", "x");
+    expect_integer(t, "hinge", "t");
+    expect_ndim(x, 2, "hinge", "x");
+    expect_ndim(t, 1, "hinge", "t");
     RENSA_CHECK(x.shape()[0] == t.shape()[0], DimensionError,
                 "hinge: Expect: x.shape[0] == t.shape[0], Actual: ", x.shape()[0], " != ", t.shape()[0]);
     detail::check_loss_label_range("hinge", "t", t.array(), x.shape()[1]);

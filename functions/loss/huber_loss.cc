@@ -3,12 +3,13 @@
 #include <vector>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/reduction.h"
 #include "functions/loss.h"
-#include "functions/loss/loss_util.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -50,8 +51,9 @@ private:
 
 Variable huber_loss(const Variable& x, const Variable& t, double delta, std::string_view reduce) {
     detail::check_loss_reduce("huber_loss", reduce, {"sum_along_second_axis", "no"});
-    detail::check_loss_float("huber_loss", "x", x);
-    detail::check_loss_like("huber_loss", "x", x, "t", t);
+    expect_float(x, "huber_loss", "x");
+    expect_same_dtype(x, t, "huber_loss", "x", "t");
+    expect_same_shape(x, t, "huber_loss", "x", "t");
     const bool sum_axis1 = reduce == "sum_along_second_axis";
     RENSA_CHECK(!sum_axis1 || x.ndim() >= 2, DimensionError,
                 "huber_loss: reduce='sum_along_second_axis' needs x.ndim >= 2, Actual: ", x.ndim());

@@ -2,12 +2,13 @@
 #include <vector>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/reduction.h"
 #include "functions/loss.h"
-#include "functions/loss/loss_util.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -53,8 +54,8 @@ private:
 };
 
 void check_pair(std::string_view function, const Variable& x0, const Variable& x1) {
-    detail::check_loss_float(function, "x0", x0);
-    detail::check_loss_like(function, "x0", x0, "x1", x1);
+    expect_same_float(x0, x1, function, "x0", "x1");
+    expect_same_shape(x0, x1, function, "x0", "x1");
 }
 
 }  // namespace

@@ -2,13 +2,14 @@
 #include <string>
 #include <vector>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/indexing.h"
 #include "core/ops/reduction.h"
 #include "functions/loss.h"
-#include "functions/loss/loss_util.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -91,12 +92,12 @@ private:
 };
 
 void check_inputs(const Variable& x, const Variable& t, const Variable& W, int64_t sample_size) {
-    detail::check_loss_float("negative_sampling", "x", x);
-    detail::check_loss_labels("negative_sampling", "t", t);
-    detail::check_loss_like("negative_sampling", "x", x, "W", W, false);
-    RENSA_CHECK(x.ndim() == 2, DimensionError, "negative_sampling: Expect: x.ndim == 2, Actual: ", x.ndim());
-    RENSA_CHECK(t.ndim() == 1, DimensionError, "negative_sampling: Expect: t.ndim == 1, Actual: ", t.ndim());
-    RENSA_CHECK(W.ndim() == 2, DimensionError, "negative_sampling: Expect: W.ndim == 2, Actual: ", W.ndim());
+    expect_float(x, "negative_sampling", "x");
+    expect_integer(t, "negative_sampling", "t");
+    expect_same_dtype(x, W, "negative_sampling", "x", "W");
+    expect_ndim(x, 2, "negative_sampling", "x");
+    expect_ndim(t, 1, "negative_sampling", "t");
+    expect_ndim(W, 2, "negative_sampling", "W");
     RENSA_CHECK(x.shape()[0] == t.shape()[0], DimensionError,
                 "negative_sampling: Expect: x.shape[0] == t.shape[0], Actual: ", x.shape()[0], " != ", t.shape()[0]);
     RENSA_CHECK(x.shape()[1] == W.shape()[1], DimensionError,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
@@ -92,12 +93,9 @@ private:
 }  // namespace
 
 Variable sigmoid_cross_entropy(const Variable& x, const Variable& t, const SigmoidCrossEntropyOptions& options) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "sigmoid_cross_entropy: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(is_integral(t.dtype()) && is_signed(t.dtype()), DtypeError,
-                "sigmoid_cross_entropy: Expect: t.dtype.kind == 'i', Actual: ", dtype_name(t.dtype()));
-    RENSA_CHECK(x.shape() == t.shape(), DimensionError,
-                "sigmoid_cross_entropy: Expect: x.shape == t.shape, Actual: ", x.shape(), " != ", t.shape());
+    expect_float(x, "sigmoid_cross_entropy", "x");
+    expect_signed_integer(t, "sigmoid_cross_entropy", "t");
+    expect_same_shape(x, t, "sigmoid_cross_entropy", "x", "t");
     RENSA_CHECK(options.reduce == "mean" || options.reduce == "no", ValueError,
                 "sigmoid_cross_entropy: only 'mean' and 'no' are valid for 'reduce', but '", options.reduce,
                 "' is given");

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
@@ -160,10 +161,8 @@ int64_t check_labels(const Array& t, int64_t classes, int64_t ignore_label) {
 }
 
 void check_inputs(const Variable& x, const Variable& t, const SoftmaxCrossEntropyOptions& o) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "softmax_cross_entropy: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(is_integral(t.dtype()) && is_signed(t.dtype()), DtypeError,
-                "softmax_cross_entropy: Expect: t.dtype.kind == 'i', Actual: ", dtype_name(t.dtype()));
+    expect_float(x, "softmax_cross_entropy", "x");
+    expect_signed_integer(t, "softmax_cross_entropy", "t");
     RENSA_CHECK(x.ndim() >= 2 && t.ndim() == x.ndim() - 1, DimensionError,
                 "softmax_cross_entropy: Expect: t.ndim == x.ndim - 1 and x.ndim >= 2, Actual: x.shape=", x.shape(),
                 ", t.shape=", t.shape());
@@ -174,12 +173,9 @@ void check_inputs(const Variable& x, const Variable& t, const SoftmaxCrossEntrop
     RENSA_CHECK(o.reduce == "mean" || o.reduce == "no", ValueError,
                 "softmax_cross_entropy: only 'mean' and 'no' are valid for 'reduce', but '", o.reduce, "' is given");
     if (o.class_weight.defined()) {
-        RENSA_CHECK(o.class_weight.ndim() == 1 && o.class_weight.shape()[0] == x.shape()[1], DimensionError,
-                    "softmax_cross_entropy: class_weight.shape=", o.class_weight.shape(), " must be (", x.shape()[1],
-                    ",) (x.shape[1])");
-        RENSA_CHECK(is_float(o.class_weight.dtype()), DtypeError,
-                    "softmax_cross_entropy: class_weight must be floating point, got ",
-                    dtype_name(o.class_weight.dtype()));
+        const Variable class_weight(o.class_weight, false);
+        expect_shape(class_weight, Shape{x.shape()[1]}, "softmax_cross_entropy", "class_weight");
+        expect_float(class_weight, "softmax_cross_entropy", "class_weight");
     }
 }
 

@@ -3,12 +3,13 @@
 #include <vector>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/reduction.h"
 #include "functions/loss.h"
-#include "functions/loss/loss_util.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -53,10 +54,12 @@ Variable triplet(const Variable& anchor, const Variable& positive, const Variabl
                  std::string_view reduce) {
     detail::check_loss_reduce("triplet", reduce, {"mean", "no"});
     RENSA_CHECK(margin > 0, ValueError, "triplet: margin should be positive value, but ", margin, " is given");
-    detail::check_loss_float("triplet", "anchor", anchor);
-    detail::check_loss_like("triplet", "anchor", anchor, "positive", positive);
-    detail::check_loss_like("triplet", "anchor", anchor, "negative", negative);
-    RENSA_CHECK(anchor.ndim() == 2, DimensionError, "triplet: Expect: anchor.ndim == 2, Actual: ", anchor.ndim());
+    expect_float(anchor, "triplet", "anchor");
+    expect_same_dtype(anchor, positive, "triplet", "anchor", "positive");
+    expect_same_shape(anchor, positive, "triplet", "anchor", "positive");
+    expect_same_dtype(anchor, negative, "triplet", "anchor", "negative");
+    expect_same_shape(anchor, negative, "triplet", "anchor", "negative");
+    expect_ndim(anchor, 2, "triplet", "anchor");
     RENSA_CHECK(anchor.shape()[0] > 0, DimensionError, "triplet: Expect: anchor.shape[0] > 0, Actual: 0");
     return std::make_shared<Triplet>(margin, reduce == "mean")->apply({anchor, positive, negative})[0];
 }

@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/shape_ops.h"
 #include "functions/activation.h"
 #include "functions/loss.h"
-#include "functions/loss/loss_util.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -26,25 +27,29 @@ Variable reduce_loss(const Variable& loss, std::string_view reduce) {
 
 Variable gaussian_kl_divergence(const Variable& mean, const Variable& ln_var, std::string_view reduce) {
     detail::check_loss_reduce("gaussian_kl_divergence", reduce, {"sum", "mean", "no"});
-    detail::check_loss_float("gaussian_kl_divergence", "mean", mean);
-    detail::check_loss_like("gaussian_kl_divergence", "mean", mean, "ln_var", ln_var);
+    expect_float(mean, "gaussian_kl_divergence", "mean");
+    expect_same_dtype(mean, ln_var, "gaussian_kl_divergence", "mean", "ln_var");
+    expect_same_shape(mean, ln_var, "gaussian_kl_divergence", "mean", "ln_var");
     const Variable loss = (mean * mean + rensa::exp(ln_var) - ln_var - 1.0) * 0.5;
     return reduce_loss(loss, reduce);
 }
 
 Variable bernoulli_nll(const Variable& x, const Variable& y, std::string_view reduce) {
     detail::check_loss_reduce("bernoulli_nll", reduce, {"sum", "no"});
-    detail::check_loss_float("bernoulli_nll", "x", x);
-    detail::check_loss_like("bernoulli_nll", "x", x, "y", y);
+    expect_float(x, "bernoulli_nll", "x");
+    expect_same_dtype(x, y, "bernoulli_nll", "x", "y");
+    expect_same_shape(x, y, "bernoulli_nll", "x", "y");
     const Variable loss = softplus(y) - x * y;
     return reduce_loss(loss, reduce);
 }
 
 Variable gaussian_nll(const Variable& x, const Variable& mean, const Variable& ln_var, std::string_view reduce) {
     detail::check_loss_reduce("gaussian_nll", reduce, {"sum", "no"});
-    detail::check_loss_float("gaussian_nll", "x", x);
-    detail::check_loss_like("gaussian_nll", "x", x, "mean", mean);
-    detail::check_loss_like("gaussian_nll", "x", x, "ln_var", ln_var);
+    expect_float(x, "gaussian_nll", "x");
+    expect_same_dtype(x, mean, "gaussian_nll", "x", "mean");
+    expect_same_shape(x, mean, "gaussian_nll", "x", "mean");
+    expect_same_dtype(x, ln_var, "gaussian_nll", "x", "ln_var");
+    expect_same_shape(x, ln_var, "gaussian_nll", "x", "ln_var");
     const Variable x_prec = rensa::exp(-ln_var);
     const Variable x_diff = x - mean;
     const Variable x_power = x_diff * x_diff * x_prec * -0.5;

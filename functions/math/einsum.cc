@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/creation.h"
@@ -261,8 +262,10 @@ Term contract(Term a, Term b, const std::set<int>& keep, const std::map<int, int
 
 Variable einsum(const std::string& subscripts, const std::vector<Variable>& operands) {
     RENSA_CHECK(!operands.empty(), ValueError, "einsum: needs at least one operand");
-    for (size_t k = 1; k < operands.size(); ++k) math_detail::check_same_float("einsum", operands[0], operands[k]);
-    math_detail::check_float("einsum", operands[0]);
+    expect_float(operands[0], "einsum", "operands[0]");
+    for (size_t k = 1; k < operands.size(); ++k) {
+        expect_same_dtype(operands[0], operands[k], "einsum", "operands[0]", "operands[" + std::to_string(k) + "]");
+    }
     const Spec spec = parse(subscripts, operands);
     const std::map<int, int64_t> sizes = check_labels(spec, operands);
     Term acc = take_diagonals(broadcast_ellipsis({operands[0], spec.inputs[0]}, sizes));

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/dtype.h"
@@ -88,20 +89,20 @@ private:
 };
 
 Variable extremum(const char* name, bool is_max, const Variable& x, const std::optional<Axes>& axis, bool keepdims) {
-    math_detail::check_float(name, x);
+    expect_float(x, name, "x");
     if (axis) (void)normalize_axes(*axis, x.ndim(), name);
     return math_detail::apply1<Extremum>({x}, is_max, axis, keepdims);
 }
 
 Variable arg_extremum(const char* name, bool is_max, const Variable& x, std::optional<int> axis) {
-    math_detail::check_float(name, x);
+    expect_float(x, name, "x");
     if (axis) axis = normalize_axis(*axis, x.ndim(), name);
     const Array index = is_max ? ops::argmax(x.array(), axis) : ops::argmin(x.array(), axis);
     return Variable(index.astype(Dtype::kInt32), false);
 }
 
 Variable choose(const char* name, bool is_max, const Variable& x1, const Variable& x2) {
-    math_detail::check_same_float(name, x1, x2, "x1", "x2");
+    expect_same_float(x1, x2, name, "x1", "x2");
     (void)broadcast_shapes(x1.shape(), x2.shape(), name);
     return math_detail::apply1<Choose>({x1, x2}, is_max);
 }
@@ -124,7 +125,7 @@ Variable maximum(const Variable& x1, const Variable& x2) { return choose("maximu
 Variable minimum(const Variable& x1, const Variable& x2) { return choose("minimum", false, x1, x2); }
 
 Variable clip(const Variable& x, std::optional<double> x_min, std::optional<double> x_max) {
-    math_detail::check_float("clip", x);
+    expect_float(x, "clip", "x");
     RENSA_CHECK(x_min || x_max, ValueError, "clip: at least one of x_min and x_max must be given");
     RENSA_CHECK(!x_min || !x_max || *x_min < *x_max, ValueError,
                 "clip: x_min must be less than x_max, got x_min=", *x_min, ", x_max=", *x_max);

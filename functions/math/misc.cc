@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/elementwise.h"
@@ -56,15 +57,9 @@ public:
     std::string label() const override { return "Identity"; }
 };
 
-void check_same_shape(const char* function, const Variable& a, const Variable& b, const char* a_name,
-                      const char* b_name) {
-    RENSA_CHECK(a.shape() == b.shape(), DimensionError, function, ": Expect: ", a_name, ".shape == ", b_name,
-                ".shape, Actual: ", a.shape(), " != ", b.shape());
-}
-
 // y reshaped and broadcast to x's shape, its axes aligned with x's from `axis`.
 Variable align(const char* function, const Variable& x, const Variable& y, int axis) {
-    math_detail::check_same_float(function, x, y, "x", "y");
+    expect_same_float(x, y, function, "x", "y");
     RENSA_CHECK(axis >= 0 && axis + y.ndim() <= x.ndim(), DimensionError, function, ": axis=", axis,
                 " does not fit y.ndim=", y.ndim(), " into x.ndim=", x.ndim());
     Shape aligned(x.ndim(), 1);
@@ -79,16 +74,16 @@ Variable align(const char* function, const Variable& x, const Variable& y, int a
 }  // namespace
 
 Variable squared_difference(const Variable& x1, const Variable& x2) {
-    math_detail::check_same_float("squared_difference", x1, x2, "x1", "x2");
-    check_same_shape("squared_difference", x1, x2, "x1", "x2");
+    expect_same_float(x1, x2, "squared_difference", "x1", "x2");
+    expect_same_shape(x1, x2, "squared_difference", "x1", "x2");
     return math_detail::apply1<SquaredDifference>({x1, x2});
 }
 
 Variable linear_interpolate(const Variable& p, const Variable& x, const Variable& y) {
-    math_detail::check_same_float("linear_interpolate", p, x, "p", "x");
-    math_detail::check_same_float("linear_interpolate", x, y, "x", "y");
-    check_same_shape("linear_interpolate", p, x, "p", "x");
-    check_same_shape("linear_interpolate", x, y, "x", "y");
+    expect_same_float(p, x, "linear_interpolate", "p", "x");
+    expect_same_float(x, y, "linear_interpolate", "x", "y");
+    expect_same_shape(p, x, "linear_interpolate", "p", "x");
+    expect_same_shape(x, y, "linear_interpolate", "x", "y");
     return math_detail::apply1<LinearInterpolate>({p, x, y});
 }
 

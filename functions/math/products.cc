@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/linalg.h"
@@ -52,7 +53,7 @@ Shape leading(const Shape& shape, int count) { return Shape(shape.begin(), shape
 }  // namespace
 
 Variable matmul(const Variable& a, const Variable& b, bool transa, bool transb) {
-    math_detail::check_same_float("matmul", a, b);
+    expect_same_float(a, b, "matmul", "a", "b");
     RENSA_CHECK(a.ndim() >= 1 && b.ndim() >= 1, DimensionError,
                 "matmul: Expect: a.ndim >= 1 and b.ndim >= 1, Actual: ", a.ndim(), ", ", b.ndim());
     // 1-D operands become a row (a) or a column (b); the added axis is dropped at the end.
@@ -74,7 +75,7 @@ Variable matmul(const Variable& a, const Variable& b, bool transa, bool transb) 
 }
 
 Variable batch_matmul(const Variable& a, const Variable& b, bool transa, bool transb) {
-    math_detail::check_same_float("batch_matmul", a, b);
+    expect_same_float(a, b, "batch_matmul", "a", "b");
     RENSA_CHECK(a.ndim() >= 2 && b.ndim() >= 2, DimensionError,
                 "batch_matmul: Expect: a.ndim >= 2 and b.ndim >= 2, Actual: ", a.ndim(), ", ", b.ndim());
     RENSA_CHECK(a.shape()[0] == b.shape()[0], DimensionError,
@@ -99,7 +100,7 @@ Variable tensordot(const Variable& a, const Variable& b, int axes) {
 }
 
 Variable tensordot(const Variable& a, const Variable& b, const Axes& a_axes, const Axes& b_axes) {
-    math_detail::check_same_float("tensordot", a, b);
+    expect_same_float(a, b, "tensordot", "a", "b");
     RENSA_CHECK(a_axes.size() == b_axes.size(), DimensionError, "tensordot: a_axes ", a_axes, " and b_axes ", b_axes,
                 " must have the same length");
     const Axes ca = normalize_axes(a_axes, a.ndim(), "tensordot"), cb = normalize_axes(b_axes, b.ndim(), "tensordot");

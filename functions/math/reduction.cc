@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/ops/elementwise.h"
@@ -119,12 +120,12 @@ std::optional<Axes> one_axis(int axis) { return Axes{axis}; }
 }  // namespace
 
 Variable sum(const Variable& x, int axis, bool keepdims) {
-    math_detail::check_float("sum", x);
+    expect_float(x, "sum", "x");
     return rensa::sum(x, one_axis(axis), keepdims);
 }
 
 Variable mean(const Variable& x, const std::optional<Axes>& axis, bool keepdims) {
-    math_detail::check_float("mean", x);
+    expect_float(x, "mean", "x");
     int64_t n = 1;  // elements per reduction
     for (int a : axis ? normalize_axes(*axis, x.ndim(), "mean") : all_axes(x.ndim())) n *= x.shape()[a];
     const double inverse = n == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / static_cast<double>(n);
@@ -133,19 +134,19 @@ Variable mean(const Variable& x, const std::optional<Axes>& axis, bool keepdims)
 Variable mean(const Variable& x, int axis, bool keepdims) { return mean(x, one_axis(axis), keepdims); }
 
 Variable prod(const Variable& x, const std::optional<Axes>& axis, bool keepdims) {
-    math_detail::check_float("prod", x);
+    expect_float(x, "prod", "x");
     return math_detail::apply1<Prod>({x}, axis, keepdims);
 }
 Variable prod(const Variable& x, int axis, bool keepdims) { return prod(x, one_axis(axis), keepdims); }
 
 Variable logsumexp(const Variable& x, const std::optional<Axes>& axis) {
-    math_detail::check_float("logsumexp", x);
+    expect_float(x, "logsumexp", "x");
     return math_detail::apply1<LogSumExp>({x}, axis);
 }
 Variable logsumexp(const Variable& x, int axis) { return logsumexp(x, one_axis(axis)); }
 
 Variable cumsum(const Variable& x, std::optional<int> axis) {
-    math_detail::check_float("cumsum", x);
+    expect_float(x, "cumsum", "x");
     if (axis) axis = normalize_axis(*axis, x.ndim(), "cumsum");
     return math_detail::apply1<Cumsum>({x}, axis);
 }

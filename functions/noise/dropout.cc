@@ -1,4 +1,5 @@
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/modes.h"
 #include "core/error.h"
@@ -24,9 +25,7 @@ private:
 };
 
 void check_dropout(const Variable& x, double ratio) {
-    RENSA_CHECK(x.defined(), ValueError, "dropout: x is an undefined Variable");
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "dropout: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
+    expect_float(x, "dropout", "x");
     RENSA_CHECK(ratio >= 0.0 && ratio < 1.0, ValueError, "dropout: ratio must be in the range from 0.0 to 1.0 ",
                 "(excluding 1.0), got ", ratio);
 }
@@ -42,12 +41,10 @@ Variable dropout(const Variable& x, double ratio) { return dropout_with_mask(x, 
 
 Variable dropout(const Variable& x, double ratio, const Array& mask) {
     check_dropout(x, ratio);
-    RENSA_CHECK(mask.defined(), ValueError, "dropout: mask is undefined");
-    RENSA_CHECK(mask.shape() == x.shape(), DimensionError,
-                "dropout: Expect: mask.shape == x.shape, Actual: ", mask.shape(), " != ", x.shape());
-    RENSA_CHECK(mask.dtype() == x.dtype(), DtypeError,
-                "dropout: Expect: mask.dtype == x.dtype, Actual: ", dtype_name(mask.dtype()),
-                " != ", dtype_name(x.dtype()));
+    RENSA_CHECK(mask.defined(), ValueError, "dropout: Expect: mask to be defined, Actual: undefined Array");
+    const Variable mask_var(mask, false);  // a constant view, for the checks
+    expect_same_shape(mask_var, x, "dropout", "mask", "x");
+    expect_same_dtype(mask_var, x, "dropout", "mask", "x");
     if (!config().train) return x;
     return std::make_shared<Dropout>(mask)->apply({x})[0];
 }

@@ -1,4 +1,5 @@
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/modes.h"
 #include "core/error.h"
@@ -29,14 +30,9 @@ private:
 };
 
 void check_gaussian(const Variable& mean, const Variable& ln_var) {
-    RENSA_CHECK(mean.defined() && ln_var.defined(), ValueError, "gaussian: mean and ln_var must be defined");
-    RENSA_CHECK(is_float(mean.dtype()), DtypeError,
-                "gaussian: Expect: mean.dtype.kind == 'f', Actual: ", dtype_name(mean.dtype()));
-    RENSA_CHECK(mean.dtype() == ln_var.dtype(), DtypeError,
-                "gaussian: Expect: mean.dtype == ln_var.dtype, Actual: ", dtype_name(mean.dtype()),
-                " != ", dtype_name(ln_var.dtype()));
-    RENSA_CHECK(mean.shape() == ln_var.shape(), DimensionError,
-                "gaussian: Expect: mean.shape == ln_var.shape, Actual: ", mean.shape(), " != ", ln_var.shape());
+    expect_float(mean, "gaussian", "mean");
+    expect_same_dtype(mean, ln_var, "gaussian", "mean", "ln_var");
+    expect_same_shape(mean, ln_var, "gaussian", "mean", "ln_var");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "core/error.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/random.h"
@@ -11,9 +12,7 @@ namespace rensa::functions {
 
 // A composition: the noise is a constant, softmax carries the gradient.
 Variable gumbel_softmax(const Variable& log_p, double tau, int axis) {
-    RENSA_CHECK(log_p.defined(), ValueError, "gumbel_softmax: log_p is an undefined Variable");
-    RENSA_CHECK(is_float(log_p.dtype()), DtypeError,
-                "gumbel_softmax: Expect: log_p.dtype.kind == 'f', Actual: ", dtype_name(log_p.dtype()));
+    expect_float(log_p, "gumbel_softmax", "log_p");
     RENSA_CHECK(tau > 0 && std::isfinite(tau), ValueError, "gumbel_softmax: tau must be positive, got ", tau);
     static_cast<void>(normalize_axis(axis, log_p.ndim(), "gumbel_softmax"));
     // u in [1e-20, 1): both logs stay finite. Computed in float32 at least.

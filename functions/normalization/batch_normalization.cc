@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
@@ -192,14 +193,9 @@ std::vector<Variable> FixedBatchNormalization::backward(const Indexes&, const st
 // Chainer's type checks; returns the normalized statistics axes.
 Axes checked_axes(const Variable& x, const Variable& gamma, const Variable& beta, const std::optional<Axes>& axis,
                   std::string_view op) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError, op, ": Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(is_float(gamma.dtype()), DtypeError, op,
-                ": Expect: gamma.dtype.kind == 'f', Actual: ", dtype_name(gamma.dtype()));
-    RENSA_CHECK(gamma.dtype() == beta.dtype(), DtypeError, op,
-                ": Expect: gamma.dtype == beta.dtype, Actual: ", dtype_name(gamma.dtype()),
-                " != ", dtype_name(beta.dtype()));
-    RENSA_CHECK(gamma.shape() == beta.shape(), DimensionError, op,
-                ": Expect: gamma.shape == beta.shape, Actual: ", gamma.shape(), " != ", beta.shape());
+    expect_float(x, op, "x");
+    expect_same_float(gamma, beta, op, "gamma", "beta");
+    expect_same_shape(gamma, beta, op, "gamma", "beta");
     RENSA_CHECK(x.ndim() >= gamma.ndim() + 1, DimensionError, op,
                 ": Expect: x.ndim >= gamma.ndim + 1, Actual: ", x.ndim(), " < ", gamma.ndim() + 1);
     Axes axes = axis ? normalize_axes(*axis, x.ndim(), op) : ops::batch_norm_default_axes(x.ndim(), gamma.ndim());
@@ -212,18 +208,14 @@ Axes checked_axes(const Variable& x, const Variable& gamma, const Variable& beta
 }
 
 void check_statistic(const Variable& s, const Variable& gamma, std::string_view op, std::string_view name) {
-    RENSA_CHECK(is_float(s.dtype()), DtypeError, op, ": Expect: ", name,
-                ".dtype.kind == 'f', Actual: ", dtype_name(s.dtype()));
-    RENSA_CHECK(s.shape() == gamma.shape(), DimensionError, op, ": Expect: ", name,
-                ".shape == gamma.shape, Actual: ", s.shape(), " != ", gamma.shape());
+    expect_float(s, op, name);
+    expect_same_shape(s, gamma, op, name, "gamma");
 }
 
 void check_running(const Array& a, const Variable& gamma, std::string_view name) {
     if (!a.defined()) return;
-    RENSA_CHECK(is_float(a.dtype()), DtypeError, "batch_normalization: ", name, " must be floating point, got ",
-                dtype_name(a.dtype()));
-    RENSA_CHECK(a.shape() == gamma.shape(), DimensionError, "batch_normalization: ", name, ".shape=", a.shape(),
-                " must equal gamma.shape=", gamma.shape());
+    expect_float(Variable(a, false), "batch_normalization", name);
+    expect_same_shape(Variable(a, false), gamma, "batch_normalization", name, "gamma");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // scaled by gamma and shifted by beta per channel. Double backprop comes with the pieces.
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
@@ -13,8 +14,7 @@ namespace rensa::functions {
 
 Variable group_normalization(const Variable& x, int64_t groups, const Variable& gamma, const Variable& beta,
                              double eps) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "group_normalization: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
+    expect_float(x, "group_normalization", "x");
     RENSA_CHECK(x.ndim() > 2, ValueError,
                 "group_normalization: Input dimension must be greater than 2, including batch size dimension (first "
                 "dimension), got x.shape=",
@@ -26,9 +26,8 @@ Variable group_normalization(const Variable& x, int64_t groups, const Variable& 
     RENSA_CHECK(gamma.shape() == Shape{channels} && beta.shape() == Shape{channels}, DimensionError,
                 "group_normalization: Expect: gamma.shape == beta.shape == (", channels, ",), Actual: ", gamma.shape(),
                 ", ", beta.shape());
-    RENSA_CHECK(gamma.dtype() == x.dtype() && beta.dtype() == x.dtype(), DtypeError,
-                "group_normalization: Expect: gamma.dtype == beta.dtype == x.dtype, Actual: ",
-                dtype_name(gamma.dtype()), ", ", dtype_name(beta.dtype()), ", ", dtype_name(x.dtype()));
+    expect_same_dtype(gamma, x, "group_normalization", "gamma", "x");
+    expect_same_dtype(beta, x, "group_normalization", "beta", "x");
     const Dtype sd = ops::batch_norm_stat_dtype(x.dtype());
     const Variable ones(ops::ones({batch * groups}, sd, x.device()), false);
     const Variable zeros(ops::zeros({batch * groups}, sd, x.device()), false);

@@ -2,6 +2,7 @@
 // backward composed of differentiable functions (double backprop).
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
@@ -41,8 +42,7 @@ private:
 }  // namespace
 
 Variable normalize(const Variable& x, double eps, int axis) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "normalize: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
+    expect_float(x, "normalize", "x");
     const int normalized = normalize_axis(axis, x.ndim(), "normalize");
     return std::make_shared<NormalizeL2>(eps, normalized)->apply({x})[0];
 }

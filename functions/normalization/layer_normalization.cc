@@ -3,6 +3,7 @@
 // differentiable functions (double backprop).
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "autograd/shape_ops.h"
 #include "core/error.h"
@@ -59,15 +60,13 @@ std::vector<Variable> LayerNormalization::backward(const Indexes&, const std::ve
 }  // namespace
 
 Variable layer_normalization(const Variable& x, const Variable& gamma, const Variable& beta, double eps) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "layer_normalization: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(x.ndim() == 2, DimensionError, "layer_normalization: Expect: x.ndim == 2, Actual: ", x.ndim());
+    expect_float(x, "layer_normalization", "x");
+    expect_ndim(x, 2, "layer_normalization", "x");
     RENSA_CHECK(gamma.ndim() == 1 && beta.ndim() == 1, DimensionError,
                 "layer_normalization: Expect: gamma.ndim == 1 and beta.ndim == 1, Actual: ", gamma.ndim(), ", ",
                 beta.ndim());
-    RENSA_CHECK(gamma.dtype() == x.dtype() && beta.dtype() == x.dtype(), DtypeError,
-                "layer_normalization: Expect: gamma.dtype == beta.dtype == x.dtype, Actual: ",
-                dtype_name(gamma.dtype()), ", ", dtype_name(beta.dtype()), ", ", dtype_name(x.dtype()));
+    expect_same_dtype(gamma, x, "layer_normalization", "gamma", "x");
+    expect_same_dtype(beta, x, "layer_normalization", "beta", "x");
     RENSA_CHECK(gamma.shape() == beta.shape() && gamma.shape()[0] == x.shape()[1], DimensionError,
                 "layer_normalization: Expect: gamma.shape == beta.shape == (x.shape[1],), Actual: ", gamma.shape(),
                 ", ", beta.shape(), ", x.shape=", x.shape());

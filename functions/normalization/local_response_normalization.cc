@@ -2,6 +2,7 @@
 // over channels are shifted in-place adds of slices. Its gradient node has no gradient of
 // its own, as in Chainer.
 
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "core/ops/elementwise.h"
@@ -75,8 +76,7 @@ private:
 }  // namespace
 
 Variable local_response_normalization(const Variable& x, const LocalResponseNormalizationOptions& options) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError,
-                "local_response_normalization: Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
+    expect_float(x, "local_response_normalization", "x");
     RENSA_CHECK(x.ndim() >= 2, DimensionError, "local_response_normalization: Expect: x.ndim >= 2, Actual: ", x.ndim());
     RENSA_CHECK(options.n > 0, ValueError, "local_response_normalization: n must be positive, got ", options.n);
     return std::make_shared<LocalResponseNormalization>(options)->apply({x})[0];

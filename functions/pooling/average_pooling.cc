@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "core/ops/pooling.h"
 #include "functions/pooling.h"
-#include "functions/pooling/pooling_internal.h"
+#include "functions/pooling/detail.h"
 
 namespace rensa::functions {
 namespace {

@@ -8,7 +8,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/pooling.h"
 #include "functions/pooling.h"
-#include "functions/pooling/pooling_internal.h"
+#include "functions/pooling/detail.h"
 
 namespace rensa::functions {
 namespace {

@@ -1,8 +1,9 @@
 // PoolingSize (Chainer's "int or tuple") and the argument checks every pooling function shares.
 
+#include "autograd/check.h"
 #include "core/error.h"
 #include "functions/pooling.h"
-#include "functions/pooling/pooling_internal.h"
+#include "functions/pooling/detail.h"
 
 namespace rensa::functions {
 
@@ -17,9 +18,8 @@ namespace detail {
 
 ops::PoolParams pool_params(const Variable& x, int spatial, const PoolingSize& ksize, const PoolingSize& stride,
                             const PoolingSize& pad, bool cover_all, std::string_view op) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError, op, ": Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(x.ndim() == spatial + 2, DimensionError, op, ": Expect: x.ndim == ", spatial + 2,
-                ", Actual: ", x.ndim(), " != ", spatial + 2);
+    expect_float(x, op, "x");
+    expect_ndim(x, spatial + 2, op, "x");
     RENSA_CHECK(ksize.is_set(), ValueError, op, ": ksize must be given");
     ops::PoolParams p{.ksize = ksize.expand(spatial, op, "ksize"),
                       .stride = {},

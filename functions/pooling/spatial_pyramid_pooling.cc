@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "functions/array.h"
 #include "functions/pooling.h"
-#include "functions/pooling/pooling_internal.h"
+#include "functions/pooling/detail.h"
 
 namespace rensa::functions {
 namespace {

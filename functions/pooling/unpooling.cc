@@ -5,13 +5,14 @@
 // blocks' own backward passes give every order of differentiation.
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/pooling.h"
 #include "core/ops/reduction.h"
 #include "functions/pooling.h"
-#include "functions/pooling/pooling_internal.h"
+#include "functions/pooling/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -36,8 +37,8 @@ Shape unpooled_shape(const Variable& x, const ops::PoolParams& p, const PoolingS
 // Expands ksize/stride/pad for a 4-D x; the pooled-size check is on the output side.
 ops::PoolParams unpool_params(const Variable& x, const PoolingSize& ksize, const UnpoolingOptions& o,
                               std::string_view op) {
-    RENSA_CHECK(is_float(x.dtype()), DtypeError, op, ": Expect: x.dtype.kind == 'f', Actual: ", dtype_name(x.dtype()));
-    RENSA_CHECK(x.ndim() == 4, DimensionError, op, ": Expect: x.ndim == 4, Actual: ", x.ndim(), " != 4");
+    expect_float(x, op, "x");
+    expect_ndim(x, 4, op, "x");
     RENSA_CHECK(ksize.is_set(), ValueError, op, ": ksize must be given");
     ops::PoolParams p{.ksize = ksize.expand(2, op, "ksize"),
                       .stride = {},
@@ -81,8 +82,10 @@ Variable unpooling_2d(const Variable& x, PoolingSize ksize, const UnpoolingOptio
 
 Variable upsampling_2d(const Variable& x, const Array& indexes, PoolingSize ksize, const UnpoolingOptions& options) {
     const ops::PoolParams p = unpool_params(x, ksize, options, "upsampling_2d");
-    RENSA_CHECK(indexes.defined() && is_integral(indexes.dtype()), DtypeError,
-                "upsampling_2d: Expect: indexes.dtype.kind == 'i'");
+    // indexes is an Array, not a Variable: autograd/check.h's messages, written in place.
+    RENSA_CHECK(indexes.defined(), ValueError, "upsampling_2d: Expect: indexes to be defined, Actual: undefined Array");
+    RENSA_CHECK(is_integral(indexes.dtype()), DtypeError,
+                "upsampling_2d: Expect: indexes.dtype.kind in 'iu', Actual: ", dtype_name(indexes.dtype()));
     RENSA_CHECK(indexes.shape() == x.shape(), DimensionError,
                 "upsampling_2d: Expect: indexes.shape == x.shape, Actual: ", indexes.shape(), " != ", x.shape());
     const Shape out = unpooled_shape(x, p, options.outsize, "upsampling_2d");

@@ -1,15 +1,29 @@
 #pragma once
-// The layer/direction/time loop shared by n_step_rnn, n_step_gru and n_step_lstm (Chainer's
+// Private to functions/connection: the type checks and nodes the convolution files share, and
+// the layer/direction/time loop shared by n_step_rnn, n_step_gru and n_step_lstm (Chainer's
 // n_step_rnn_impl): xs are sorted by decreasing length and walked time step by time step,
 // the state rows of sequences that have ended pass through unchanged.
 
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "autograd/variable.h"
+#include "functions/connection/convolution.h"
 
 namespace rensa::functions::detail {
+
+// --- Convolution.
+// Chainer's type checks of x, W and b; ndim = 0 accepts 1 to 3 spatial dims.
+void check_convolution_inputs(const Variable& x, const Variable& W, const Variable& b, int ndim, const std::string& op);
+// The convolution / deconvolution of `op` after its type checks (ndim as above).
+Variable convolution(const Variable& x, const Variable& W, const Variable& b, const ConvolutionOptions& options,
+                     int ndim, const std::string& op);
+Variable deconvolution(const Variable& x, const Variable& W, const Variable& b, const DeconvolutionOptions& options,
+                       int ndim, const std::string& op);
+
+// --- n-step RNNs.
 
 // One step of a cell: (x, h, c, ws, bs) -> (h, c); c is undefined for cells without one.
 using RnnCell =

@@ -1,17 +1,17 @@
 #pragma once
-// Shared by the evaluation files (private): checks of scores and labels.
+// Shared by the evaluation files (private): checks of scores and labels, built on
+// autograd/check.h.
 
+#include "autograd/check.h"
 #include "autograd/variable.h"
 #include "core/error.h"
 
 namespace rensa::functions::evaluation_detail {
 
+// Chainer's type check of scores and labels: y floating point, t signed integers.
 inline void check_scores_labels(const char* function, const Variable& y, const Variable& t) {
-    RENSA_CHECK(y.defined() && t.defined(), ValueError, function, ": y and t must be defined");
-    RENSA_CHECK(is_float(y.dtype()), DtypeError, function,
-                ": Expect: y.dtype.kind == 'f', Actual: ", dtype_name(y.dtype()));
-    RENSA_CHECK(is_integral(t.dtype()) && is_signed(t.dtype()), DtypeError, function,
-                ": Expect: t.dtype.kind == 'i', Actual: ", dtype_name(t.dtype()));
+    expect_float(y, function, "y");
+    expect_signed_integer(t, function, "t");
 }
 
 // y (N, C, *rest, 1...) against t (N, *rest), as Chainer's Accuracy type check.
