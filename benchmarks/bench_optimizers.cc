@@ -1,6 +1,6 @@
 // Optimizer updates of the parameters of an MLP 784-1000-1000-10 (float32, 1.79M
 // elements), each beside its baseline in the same run: Adam and MomentumSGD through
-// optimizer.update() (one fused ops::optimizer_step pass per parameter, see Note [Fused
+// optimizer.update() (one fused ops::fused_update pass per parameter, see Note [Fused
 // updates]) against the same math as a chain of core ops per parameter, the way
 // Chainer's CPU update_core writes it; MomentumSGD also as the bare kernel calls, which
 // shows what the optimizer's bookkeeping around them costs.
@@ -13,7 +13,7 @@
 
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
 #include "core/ops/random.h"
 #include "links/link.h"
 #include "optimizers/adam.h"
@@ -22,6 +22,7 @@
 namespace {
 
 using rensa::Array;
+using rensa::FusedUpdateArgs;
 using rensa::Scalar;
 using rensa::links::Parameter;
 namespace ops = rensa::ops;
@@ -106,18 +107,16 @@ BENCHMARK(BM_momentum_sgd_fused)->Unit(benchmark::kMillisecond)->UseRealTime();
 // The fused kernel alone, without the optimizer's bookkeeping around it.
 void BM_momentum_sgd_kernel(benchmark::State& state) {
     auto mlp = std::make_shared<MlpParams>();
-    std::vector<Array> vs;
-    for (Parameter* p : mlp->all()) vs.push_back(ops::zeros_like(p->array()));
+    std::vector<FusedUpdateArgs> updates;
+    for (Parameter* p : mlp->all()) {
+        optimizers::MomentumSGDRule rule;
+        rule.hyperparam().set("lr", 0.01);
+        rule.hyperparam().set("momentum", 0.9);
+        rule.state["v"] = ops::zeros_like(p->array());
+        updates.push_back(rule.update_args(p->array(), p->grad()));
+    }
     for (auto _ : state) {
-        const std::vector<Parameter*> params = mlp->all();
-        for (size_t i = 0; i < params.size(); ++i) {
-            ops::optimizer_step({.rule = rensa::OptimizerRule::kMomentumSgd,
-                                 .param = params[i]->array(),
-                                 .grad = params[i]->grad(),
-                                 .s0 = vs[i],
-                                 .lr = 0.01,
-                                 .momentum = 0.9});
-        }
+        for (const FusedUpdateArgs& update : updates) ops::fused_update(update);
     }
     set_bytes(state, *mlp, 1);
 }

@@ -42,6 +42,9 @@ Device Array::device() const { return storage_ ? storage_->device() : Device::na
 
 void* Array::raw_data() const {
     RENSA_CHECK(defined(), ValueError, "array: this array is undefined (holds no data)");
+    // See Note [Batched fused updates] in core/ops/fused_update.h.
+    if (storage_->pending_update() & Storage::kPendingWrite) [[unlikely]]
+        detail::run_pending_updates();
     return static_cast<char*>(storage_->data()) + offset_;
 }
 

@@ -55,7 +55,8 @@ public:
     int64_t offset() const { return offset_; }  // bytes from the storage's start
     Device device() const;
     const std::shared_ptr<Storage>& storage() const { return storage_; }
-    // Address of element (0, ..., 0) in device memory.
+    // Address of element (0, ..., 0) in device memory, once queued fused updates that write
+    // this memory ran (see Note [Batched fused updates] in core/ops/fused_update.h).
     void* raw_data() const;
     bool is_contiguous() const;  // row-major with no gaps
     // False when the memory is read-only (see Note [Read-only memory] in core/storage.h).
@@ -110,7 +111,8 @@ private:
 std::ostream& operator<<(std::ostream& os, const Array& a);
 
 // Throws ValueError "<operation>: assignment destination is read-only ..." when `a`'s memory
-// is read-only (see Note [Read-only memory] in core/storage.h).
+// is read-only (see Note [Read-only memory] in core/storage.h). Queued fused updates that
+// read or write a's memory run first (Note [Batched fused updates] in core/ops/fused_update.h).
 void check_writeable(const Array& a, std::string_view operation);
 
 // The dtype that stores T: float -> float32, int -> int32, Half -> float16, ...

@@ -14,6 +14,9 @@ Kernels& kernels_of(const Array& a) { return global_context().kernels(a.device()
 }  // namespace
 
 void check_writeable(const Array& a, std::string_view operation) {
+    // A write into memory a queued fused update reads or writes: see Note [Batched fused updates].
+    if (a.defined() && a.storage()->pending_update() != 0) [[unlikely]]
+        detail::run_pending_updates();
     RENSA_CHECK(a.writeable(), ValueError, operation, ": assignment destination is read-only (an array of shape ",
                 a.shape(), " and dtype ", dtype_name(a.dtype()),
                 " over read-only memory, such as a numpy array with writeable=False; copy it to write)");

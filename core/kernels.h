@@ -5,8 +5,12 @@
 // Operands may be non-contiguous (strides in bytes, possibly zero or negative)
 // unless a comment says otherwise, and are all on the kernel's device.
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "core/array.h"
 #include "core/elementwise_table.h"
@@ -142,44 +146,75 @@ struct BatchNormBackwardArgs {
     Array gx, ggamma, gbeta;
 };
 
-// --- Optimizer updates (see Note [Fused updates] in optimizers/optimizer.h): one pass that
-// changes param and the rule's state in place from grad, the formulas of Chainer's rules.
-// param, grad and the state arrays (s0, s1, s2 in the order below; unused ones undefined)
-// are contiguous, of one float dtype (float16/bfloat16 compute in float32) and one shape,
-// and do not overlap. Scalars are read as the rule says; the rest are ignored.
-//   kSgd                  p -= lr * g
-//   kMomentumSgd          s0=v: v = momentum * v - lr * g; p += v
-//   kNesterovAg           s0=v: v = momentum * v - lr * g; p += momentum^2 * v - (1 + momentum) * lr * g
-//   kCorrectedMomentumSgd s0=v: v = momentum * v - g; p += lr * v
-//   kAdaGrad              s0=h: h += g^2; p -= lr * g / (sqrt(h) + eps)
-//   kAdaDelta             s0=msg, s1=msdx (rho, eps)
-//   kRmsprop              s0=ms (lr, alpha, eps, eps_inside_sqrt)
-//   kRmspropGraves        s0=n, s1=g, s2=delta (lr, alpha, momentum, eps)
-//   kSmorms3              s0=mem, s1=g, s2=g2 (lr, eps)
-//   kAdam                 s0=m, s1=v, s2=vhat when amsgrad; lr is alpha_t; beta1, beta2, eps, eta,
-//                         weight_decay_rate; adabound clips alpha_t / (sqrt(v) + eps) to [lower, upper]
-//   kMsvag                s0=m, s1=v (lr, beta, eta, weight_decay_rate, beta_power, rho)
-enum class OptimizerRule : uint8_t {
-    kSgd,
-    kMomentumSgd,
-    kNesterovAg,
-    kCorrectedMomentumSgd,
-    kAdaGrad,
-    kAdaDelta,
-    kRmsprop,
-    kRmspropGraves,
-    kSmorms3,
-    kAdam,
-    kMsvag,
+// --- Fused updates: one pass over param, grad and up to kUpdateMaxStates state arrays that
+// runs a small elementwise program on every element (Kernels::fused_update). Core knows no
+// rule: each optimizer writes its formula as an UpdateProgram (see Note [Fused updates] in
+// optimizers/optimizer.h).
+//
+// Note [Update programs]: an UpdateProgram is a list of at most kUpdateMaxInstructions
+// instructions run in order on every element, over per-element registers and per-step
+// scalars. Registers: param (kUpdateParam, read and written), grad (kUpdateGrad, read only),
+// the states kUpdateState0 + i (i < n_states; loaded, then stored like param) and the
+// temporaries kUpdateTemp0 + i (written before read). An operand >= kUpdateScalar0 names
+// scalar (operand - kUpdateScalar0) of the step (i < n_scalars), cast to the compute type.
+// Each instruction computes in the compute type (float for float16/bfloat16, else the
+// dtype) with one IEEE rounding per arithmetic operation of the expression in its comment
+// (kMulAdd is a * b + c with two roundings, never an FMA), so a program gives the same bits
+// on every backend and CPU. Backends: the native one runs each
+// instruction as one vectorised loop over a cache-sized block of elements; CUDA interprets
+// the program per element inside one multi-tensor launch.
+enum class UpdateOp : uint8_t {
+    kCopy,    // dst = a
+    kAdd,     // dst = a + b
+    kSub,     // dst = a - b
+    kMul,     // dst = a * b
+    kDiv,     // dst = a / b
+    kMin,     // dst = b < a ? b : a (std::min: a NaN in a stays, one in b does not)
+    kMax,     // dst = a < b ? b : a (std::max)
+    kSqrt,    // dst = sqrt(a)
+    kMulAdd,  // dst = a * b + c
+    kMulSub,  // dst = a * b - c
+    kSubMul,  // dst = c - a * b
 };
-struct OptimizerStepArgs {
-    OptimizerRule rule = OptimizerRule::kSgd;
+// The number of operands (1 to 3) of `op`.
+int update_op_arity(UpdateOp op);
+
+inline constexpr int kUpdateMaxStates = 3;
+inline constexpr int kUpdateMaxTemps = 6;
+inline constexpr int kUpdateMaxScalars = 12;
+inline constexpr int kUpdateMaxInstructions = 24;
+inline constexpr uint8_t kUpdateParam = 0;
+inline constexpr uint8_t kUpdateGrad = 1;
+inline constexpr uint8_t kUpdateState0 = 2;
+inline constexpr uint8_t kUpdateTemp0 = kUpdateState0 + kUpdateMaxStates;
+inline constexpr uint8_t kUpdateRegisters = kUpdateTemp0 + kUpdateMaxTemps;
+inline constexpr uint8_t kUpdateScalar0 = 16;
+
+// dst = op(a, b, c); the operands past the op's arity are ignored.
+struct UpdateInstruction {
+    UpdateOp op = UpdateOp::kCopy;
+    uint8_t dst = kUpdateTemp0, a = 0, b = 0, c = 0;
+};
+
+// A rule's formula; `name` and `state_names` only name things in error messages. Built and
+// checked by ops::make_update_program (core/ops/update_program.h).
+struct UpdateProgram {
+    std::string name;
+    std::vector<std::string> state_names;  // n_states = state_names.size()
+    int n_scalars = 0;
+    int size = 0;
+    std::array<UpdateInstruction, kUpdateMaxInstructions> code{};
+    int n_states() const { return static_cast<int>(state_names.size()); }
+};
+
+// One fused update. param, grad and the program's n_states states are contiguous, of one
+// float dtype and one shape, and do not overlap; the other states are undefined. The
+// program is checked (ops::check_update_program) and uses scalars[0, n_scalars).
+struct FusedUpdateArgs {
+    std::shared_ptr<const UpdateProgram> program;
     Array param{}, grad{};  // {}: designated initializers may leave them out
-    Array s0{}, s1{}, s2{};
-    double lr = 0.0, momentum = 0.0, alpha = 0.0, rho = 0.0, eps = 0.0;
-    double beta = 0.0, beta1 = 0.0, beta2 = 0.0, eta = 1.0, weight_decay_rate = 0.0;
-    double lower = 0.0, upper = 0.0, beta_power = 0.0;
-    bool eps_inside_sqrt = false, amsgrad = false, adabound = false;
+    std::array<Array, kUpdateMaxStates> states{};
+    std::array<double, kUpdateMaxScalars> scalars{};
 };
 
 class Kernels {
@@ -221,12 +256,10 @@ public:
     virtual void softmax(const SoftmaxArgs& args) = 0;
     virtual void batch_norm(const BatchNormArgs& args) = 0;
     virtual void batch_norm_backward(const BatchNormBackwardArgs& args) = 0;
-    virtual void optimizer_step(const OptimizerStepArgs& args) = 0;
-    // Several optimizer_step updates at once, with the same result as calling
-    // optimizer_step on each in order. Rules, dtypes, shapes and scalars may differ; no two
-    // steps share a written array (param or state; a shared grad is fine). GPUs fuse them
-    // into few launches (multi-tensor apply).
-    virtual void optimizer_step_multi(std::span<const OptimizerStepArgs> steps) = 0;
+    // Runs every update, with the result of running them one by one in order. Programs,
+    // dtypes, shapes and scalars may differ; no two updates share a written array (param or
+    // state; a shared grad is fine). GPUs fuse them into few launches (multi-tensor apply).
+    virtual void fused_update(std::span<const FusedUpdateArgs> updates) = 0;
 };
 
 }  // namespace rensa

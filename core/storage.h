@@ -10,7 +10,13 @@
 // in-place collectives raise ValueError naming the operation instead of writing (numpy's
 // "assignment destination is read-only"). The numpy views rensa hands out of such memory are
 // read-only too.
+//
+// A storage also carries the marks of deferred fused updates (pending_update): see Note
+// [Batched fused updates] in core/ops/fused_update.h. Array::raw_data runs the calling
+// thread's queued updates first when the storage is kPendingWrite, check_writeable when it
+// has either mark.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,13 +42,28 @@ public:
     // See Note [Read-only memory].
     bool read_only() const { return read_only_; }
 
+    // Marks of queued fused updates (see Note [Batched fused updates]): a queued update writes
+    // this memory (kPendingWrite) or reads it as its grad (kPendingRead). Relaxed atomics: a
+    // plain load on the hot path of raw_data.
+    static constexpr uint8_t kPendingWrite = 1, kPendingRead = 2;
+    uint8_t pending_update() const { return pending_update_.load(std::memory_order_relaxed); }
+    void mark_pending_update(uint8_t marks) { pending_update_.fetch_or(marks, std::memory_order_relaxed); }
+    void clear_pending_update() { pending_update_.store(0, std::memory_order_relaxed); }
+
 private:
     void* data_;
     int64_t bytes_;
     Device device_;
     Deleter deleter_;
     bool read_only_;
+    std::atomic<uint8_t> pending_update_{0};
 };
+
+namespace detail {
+// Runs the calling thread's queued fused updates (core/ops/fused_update.cc); what raw_data
+// and check_writeable call on a marked storage.
+void run_pending_updates();
+}  // namespace detail
 
 // Statistics every allocator reports.
 struct AllocatorStats {

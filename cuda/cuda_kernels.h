@@ -36,8 +36,7 @@ public:
     void softmax(const SoftmaxArgs& args) override;                                            // kernels_softmax.cu
     void batch_norm(const BatchNormArgs& args) override;                                       // kernels_norm.cu
     void batch_norm_backward(const BatchNormBackwardArgs& args) override;                      // kernels_norm.cu
-    void optimizer_step(const OptimizerStepArgs& args) override;                               // kernels_optimizer.cu
-    void optimizer_step_multi(std::span<const OptimizerStepArgs> steps) override;              // kernels_optimizer.cu
+    void fused_update(std::span<const FusedUpdateArgs> updates) override;  // kernels_fused_update.cu
 
 private:
     int device_;

@@ -3,7 +3,8 @@
 #include "optimizers/ada_delta.h"
 
 #include "core/ops/creation.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
+#include "core/ops/update_program.h"
 #include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
@@ -24,16 +25,43 @@ void AdaDeltaRule::init_state(const Array& param) {
     state["msdx"] = ops::zeros_like(param);
 }
 
-void AdaDeltaRule::update_core(const Array& param, const Array& grad) {
-    const Hyperparameter& h = hyperparam();
-    ops::optimizer_step({.rule = OptimizerRule::kAdaDelta,
-                         .param = param,
-                         .grad = grad,
-                         .s0 = state.at("msg"),
-                         .s1 = state.at("msdx"),
-                         .rho = h.get("rho"),
-                         .eps = h.get("eps")});
+namespace {
+
+// msg = rho * msg + (1 - rho) * grad^2; dx = sqrt((msdx + eps) / (msg + eps)) * grad;
+// msdx = rho * msdx + (1 - rho) * dx^2; param -= dx
+std::shared_ptr<const UpdateProgram> program() {
+    using namespace ops::update_registers;
+    const uint8_t msg = state(0), msdx = state(1), t0 = temp(0), t1 = temp(1);
+    const uint8_t rho = scalar(0), one_minus_rho = scalar(1), eps = scalar(2);
+    static const auto p = ops::make_update_program("ada_delta", {"msg", "msdx"}, 3,
+                                                   {{UpdateOp::kMul, t0, one_minus_rho, kGrad},
+                                                    {UpdateOp::kMul, t0, t0, kGrad},
+                                                    {UpdateOp::kMulAdd, msg, rho, msg, t0},
+                                                    {UpdateOp::kAdd, t0, msdx, eps},
+                                                    {UpdateOp::kAdd, t1, msg, eps},
+                                                    {UpdateOp::kDiv, t0, t0, t1},
+                                                    {UpdateOp::kSqrt, t0, t0},
+                                                    {UpdateOp::kMul, t0, t0, kGrad},  // dx
+                                                    {UpdateOp::kMul, t1, one_minus_rho, t0},
+                                                    {UpdateOp::kMul, t1, t1, t0},
+                                                    {UpdateOp::kMulAdd, msdx, rho, msdx, t1},
+                                                    {UpdateOp::kSub, kParam, kParam, t0}});
+    return p;
 }
+
+}  // namespace
+
+FusedUpdateArgs AdaDeltaRule::update_args(const Array& param, const Array& grad) const {
+    const Hyperparameter& h = hyperparam();
+    const double rho = h.get("rho");
+    return {.program = program(),
+            .param = param,
+            .grad = grad,
+            .states = {state.at("msg"), state.at("msdx")},
+            .scalars = {rho, 1.0 - rho, h.get("eps")}};
+}
+
+void AdaDeltaRule::update_core(const Array& param, const Array& grad) { ops::fused_update(update_args(param, grad)); }
 
 AdaDelta::AdaDelta(const AdaDeltaOptions& options) { set_options(hyperparam(), options); }
 

@@ -3,7 +3,8 @@
 #include "optimizers/ada_grad.h"
 
 #include "core/ops/creation.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
+#include "core/ops/update_program.h"
 #include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
@@ -21,15 +22,34 @@ AdaGradRule::AdaGradRule(std::shared_ptr<const Hyperparameter> parent)
 
 void AdaGradRule::init_state(const Array& param) { state["h"] = ops::zeros_like(param); }
 
-void AdaGradRule::update_core(const Array& param, const Array& grad) {
-    const Hyperparameter& h = hyperparam();
-    ops::optimizer_step({.rule = OptimizerRule::kAdaGrad,
-                         .param = param,
-                         .grad = grad,
-                         .s0 = state.at("h"),
-                         .lr = h.get("lr"),
-                         .eps = h.get("eps")});
+namespace {
+
+// h += grad^2; param -= lr * grad / (sqrt(h) + eps)
+std::shared_ptr<const UpdateProgram> program() {
+    using namespace ops::update_registers;
+    const uint8_t h = state(0), t0 = temp(0), t1 = temp(1), lr = scalar(0), eps = scalar(1);
+    static const auto p = ops::make_update_program("ada_grad", {"h"}, 2,
+                                                   {{UpdateOp::kMulAdd, h, kGrad, kGrad, h},
+                                                    {UpdateOp::kSqrt, t0, h},
+                                                    {UpdateOp::kAdd, t0, t0, eps},
+                                                    {UpdateOp::kMul, t1, lr, kGrad},
+                                                    {UpdateOp::kDiv, t1, t1, t0},
+                                                    {UpdateOp::kSub, kParam, kParam, t1}});
+    return p;
 }
+
+}  // namespace
+
+FusedUpdateArgs AdaGradRule::update_args(const Array& param, const Array& grad) const {
+    const Hyperparameter& h = hyperparam();
+    return {.program = program(),
+            .param = param,
+            .grad = grad,
+            .states = {state.at("h")},
+            .scalars = {h.get("lr"), h.get("eps")}};
+}
+
+void AdaGradRule::update_core(const Array& param, const Array& grad) { ops::fused_update(update_args(param, grad)); }
 
 AdaGrad::AdaGrad(const AdaGradOptions& options) { set_options(hyperparam(), options); }
 

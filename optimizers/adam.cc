@@ -6,7 +6,8 @@
 
 #include "core/error.h"
 #include "core/ops/creation.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
+#include "core/ops/update_program.h"
 #include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
@@ -64,29 +65,56 @@ void AdamRule::init_state(const Array& param) {
     if (hyperparam().get("amsgrad") != 0.0) state["vhat"] = ops::zeros_like(param);
 }
 
-void AdamRule::update_core(const Array& param, const Array& grad) {
+namespace {
+
+// m += (1 - beta1) * (grad - m); v += (1 - beta2) * (grad^2 - v); with amsgrad vhat =
+// max(vhat, v) replaces v below; step = alpha_t / (sqrt(v) + eps), with adabound clipped to
+// [lower, upper]; param -= eta * (step * m + weight_decay_rate * param)
+std::shared_ptr<const UpdateProgram> make_program(bool amsgrad, bool adabound) {
+    using namespace ops::update_registers;
+    const uint8_t m = state(0), v = state(1), vhat = state(2), t0 = temp(0), t1 = temp(1), t2 = temp(2);
+    const uint8_t alpha_t = scalar(0), one_minus_beta1 = scalar(1), one_minus_beta2 = scalar(2), eps = scalar(3);
+    const uint8_t eta = scalar(4), weight_decay_rate = scalar(5), lower = scalar(6), upper = scalar(7);
+    std::vector<UpdateInstruction> code = {{UpdateOp::kSub, t0, kGrad, m},
+                                           {UpdateOp::kMulAdd, m, one_minus_beta1, t0, m},
+                                           {UpdateOp::kMulSub, t0, kGrad, kGrad, v},
+                                           {UpdateOp::kMulAdd, v, one_minus_beta2, t0, v}};
+    if (amsgrad) code.push_back({UpdateOp::kMax, vhat, vhat, v});
+    code.insert(code.end(), {{UpdateOp::kSqrt, t1, amsgrad ? vhat : v},
+                             {UpdateOp::kAdd, t1, t1, eps},
+                             {UpdateOp::kDiv, t1, alpha_t, t1}});  // the step
+    if (adabound) code.insert(code.end(), {{UpdateOp::kMin, t1, t1, upper}, {UpdateOp::kMax, t1, t1, lower}});
+    code.insert(code.end(), {{UpdateOp::kMul, t2, weight_decay_rate, kParam},
+                             {UpdateOp::kMulAdd, t2, t1, m, t2},
+                             {UpdateOp::kSubMul, kParam, eta, t2, kParam}});
+    std::vector<std::string> states = {"m", "v"};
+    if (amsgrad) states.emplace_back("vhat");
+    return ops::make_update_program("adam", std::move(states), 8, std::move(code));
+}
+
+std::shared_ptr<const UpdateProgram> program(bool amsgrad, bool adabound) {
+    static const std::shared_ptr<const UpdateProgram> programs[2][2] = {
+        {make_program(false, false), make_program(false, true)}, {make_program(true, false), make_program(true, true)}};
+    return programs[amsgrad][adabound];
+}
+
+}  // namespace
+
+FusedUpdateArgs AdamRule::update_args(const Array& param, const Array& grad) const {
     const Hyperparameter& h = hyperparam();
     check_eps(h.get("eps"), param.dtype());
     const bool amsgrad = h.get("amsgrad") != 0.0;
     const bool adabound = h.get("adabound") != 0.0;
     const auto [lower, upper] = adabound ? bounds() : std::pair<double, double>{0.0, 0.0};
-    ops::optimizer_step({.rule = OptimizerRule::kAdam,
-                         .param = param,
-                         .grad = grad,
-                         .s0 = state.at("m"),
-                         .s1 = state.at("v"),
-                         .s2 = amsgrad ? state.at("vhat") : Array(),
-                         .lr = alpha_t(),
-                         .eps = h.get("eps"),
-                         .beta1 = h.get("beta1"),
-                         .beta2 = h.get("beta2"),
-                         .eta = h.get("eta"),
-                         .weight_decay_rate = h.get("weight_decay_rate"),
-                         .lower = lower,
-                         .upper = upper,
-                         .amsgrad = amsgrad,
-                         .adabound = adabound});
+    return {.program = program(amsgrad, adabound),
+            .param = param,
+            .grad = grad,
+            .states = {state.at("m"), state.at("v"), amsgrad ? state.at("vhat") : Array()},
+            .scalars = {alpha_t(), 1.0 - h.get("beta1"), 1.0 - h.get("beta2"), h.get("eps"), h.get("eta"),
+                        h.get("weight_decay_rate"), lower, upper}};
 }
+
+void AdamRule::update_core(const Array& param, const Array& grad) { ops::fused_update(update_args(param, grad)); }
 
 Adam::Adam(const AdamOptions& options) { set_options(hyperparam(), options); }
 

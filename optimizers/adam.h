@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/kernels.h"
 #include "optimizers/optimizer.h"
 
 namespace rensa::optimizers {
@@ -38,6 +39,9 @@ public:
     double alpha_t() const;
     // AdaBound's (lower, upper) bounds of the step at this rule's t; Error when t is 0.
     std::pair<double, double> bounds() const;
+    // The fused update update_core runs (see Note [Fused updates] in optimizers/optimizer.h):
+    // this rule's program with its scalars at the current t, on param, grad and `state`.
+    [[nodiscard]] FusedUpdateArgs update_args(const Array& param, const Array& grad) const;
 
 protected:
     void init_state(const Array& param) override;

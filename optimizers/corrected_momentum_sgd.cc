@@ -3,7 +3,8 @@
 #include "optimizers/corrected_momentum_sgd.h"
 
 #include "core/ops/creation.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
+#include "core/ops/update_program.h"
 #include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
@@ -21,14 +22,31 @@ CorrectedMomentumSGDRule::CorrectedMomentumSGDRule(std::shared_ptr<const Hyperpa
 
 void CorrectedMomentumSGDRule::init_state(const Array& param) { state["v"] = ops::zeros_like(param); }
 
-void CorrectedMomentumSGDRule::update_core(const Array& param, const Array& grad) {
+namespace {
+
+// v = momentum * v - grad; param += lr * v
+std::shared_ptr<const UpdateProgram> program() {
+    using namespace ops::update_registers;
+    const uint8_t v = state(0), lr = scalar(0), momentum = scalar(1);
+    static const auto p = ops::make_update_program(
+        "corrected_momentum_sgd", {"v"}, 2,
+        {{UpdateOp::kMulSub, v, momentum, v, kGrad}, {UpdateOp::kMulAdd, kParam, lr, v, kParam}});
+    return p;
+}
+
+}  // namespace
+
+FusedUpdateArgs CorrectedMomentumSGDRule::update_args(const Array& param, const Array& grad) const {
     const Hyperparameter& h = hyperparam();
-    ops::optimizer_step({.rule = OptimizerRule::kCorrectedMomentumSgd,
-                         .param = param,
-                         .grad = grad,
-                         .s0 = state.at("v"),
-                         .lr = h.get("lr"),
-                         .momentum = h.get("momentum")});
+    return {.program = program(),
+            .param = param,
+            .grad = grad,
+            .states = {state.at("v")},
+            .scalars = {h.get("lr"), h.get("momentum")}};
+}
+
+void CorrectedMomentumSGDRule::update_core(const Array& param, const Array& grad) {
+    ops::fused_update(update_args(param, grad));
 }
 
 CorrectedMomentumSGD::CorrectedMomentumSGD(const CorrectedMomentumSGDOptions& options) {

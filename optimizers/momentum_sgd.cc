@@ -3,7 +3,8 @@
 #include "optimizers/momentum_sgd.h"
 
 #include "core/ops/creation.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
+#include "core/ops/update_program.h"
 #include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
@@ -21,14 +22,31 @@ MomentumSGDRule::MomentumSGDRule(std::shared_ptr<const Hyperparameter> parent)
 
 void MomentumSGDRule::init_state(const Array& param) { state["v"] = ops::zeros_like(param); }
 
-void MomentumSGDRule::update_core(const Array& param, const Array& grad) {
+namespace {
+
+// v = momentum * v - lr * grad; param += v
+std::shared_ptr<const UpdateProgram> program() {
+    using namespace ops::update_registers;
+    const uint8_t v = state(0), t = temp(0), lr = scalar(0), momentum = scalar(1);
+    static const auto p = ops::make_update_program(
+        "momentum_sgd", {"v"}, 2,
+        {{UpdateOp::kMul, t, lr, kGrad}, {UpdateOp::kMulSub, v, momentum, v, t}, {UpdateOp::kAdd, kParam, kParam, v}});
+    return p;
+}
+
+}  // namespace
+
+FusedUpdateArgs MomentumSGDRule::update_args(const Array& param, const Array& grad) const {
     const Hyperparameter& h = hyperparam();
-    ops::optimizer_step({.rule = OptimizerRule::kMomentumSgd,
-                         .param = param,
-                         .grad = grad,
-                         .s0 = state.at("v"),
-                         .lr = h.get("lr"),
-                         .momentum = h.get("momentum")});
+    return {.program = program(),
+            .param = param,
+            .grad = grad,
+            .states = {state.at("v")},
+            .scalars = {h.get("lr"), h.get("momentum")}};
+}
+
+void MomentumSGDRule::update_core(const Array& param, const Array& grad) {
+    ops::fused_update(update_args(param, grad));
 }
 
 MomentumSGD::MomentumSGD(const MomentumSGDOptions& options) { set_options(hyperparam(), options); }

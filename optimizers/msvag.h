@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "core/kernels.h"
 #include "optimizers/optimizer.h"
 
 namespace rensa::optimizers {
@@ -25,6 +26,9 @@ class MSVAGRule : public UpdateRule {
 public:
     // parent: the optimizer's hyperparameters; nullptr: Chainer's defaults.
     explicit MSVAGRule(std::shared_ptr<const Hyperparameter> parent = nullptr);
+    // The fused update update_core runs (see Note [Fused updates] in optimizers/optimizer.h):
+    // this rule's program with its scalars at the current t, on param, grad and `state`.
+    [[nodiscard]] FusedUpdateArgs update_args(const Array& param, const Array& grad) const;
 
 protected:
     void init_state(const Array& param) override;

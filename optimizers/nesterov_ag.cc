@@ -3,7 +3,8 @@
 #include "optimizers/nesterov_ag.h"
 
 #include "core/ops/creation.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
+#include "core/ops/update_program.h"
 #include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
@@ -21,15 +22,37 @@ NesterovAGRule::NesterovAGRule(std::shared_ptr<const Hyperparameter> parent)
 
 void NesterovAGRule::init_state(const Array& param) { state["v"] = ops::zeros_like(param); }
 
-void NesterovAGRule::update_core(const Array& param, const Array& grad) {
-    const Hyperparameter& h = hyperparam();
-    ops::optimizer_step({.rule = OptimizerRule::kNesterovAg,
-                         .param = param,
-                         .grad = grad,
-                         .s0 = state.at("v"),
-                         .lr = h.get("lr"),
-                         .momentum = h.get("momentum")});
+namespace {
+
+// v = momentum * v - lr * grad; param += momentum^2 * v - (1 + momentum) * lr * grad
+std::shared_ptr<const UpdateProgram> program() {
+    using namespace ops::update_registers;
+    const uint8_t v = state(0), t0 = temp(0), t1 = temp(1);
+    const uint8_t lr = scalar(0), momentum = scalar(1), one = scalar(2);
+    static const auto p = ops::make_update_program("nesterov_ag", {"v"}, 3,
+                                                   {{UpdateOp::kMul, t0, lr, kGrad},
+                                                    {UpdateOp::kMulSub, v, momentum, v, t0},
+                                                    {UpdateOp::kMul, t0, momentum, momentum},
+                                                    {UpdateOp::kAdd, t1, one, momentum},
+                                                    {UpdateOp::kMul, t1, t1, lr},
+                                                    {UpdateOp::kMul, t1, t1, kGrad},
+                                                    {UpdateOp::kMulSub, t0, t0, v, t1},
+                                                    {UpdateOp::kAdd, kParam, kParam, t0}});
+    return p;
 }
+
+}  // namespace
+
+FusedUpdateArgs NesterovAGRule::update_args(const Array& param, const Array& grad) const {
+    const Hyperparameter& h = hyperparam();
+    return {.program = program(),
+            .param = param,
+            .grad = grad,
+            .states = {state.at("v")},
+            .scalars = {h.get("lr"), h.get("momentum"), 1.0}};
+}
+
+void NesterovAGRule::update_core(const Array& param, const Array& grad) { ops::fused_update(update_args(param, grad)); }
 
 NesterovAG::NesterovAG(const NesterovAGOptions& options) { set_options(hyperparam(), options); }
 

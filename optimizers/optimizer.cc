@@ -22,7 +22,7 @@
 #include "core/error.h"
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
 #include "core/ops/reduction.h"
 #include "optimizers/optimizer.h"
 
@@ -165,12 +165,10 @@ void GradientMethod::update() {
     call_hooks(HookTiming::kPre);
     ++t;
     if (safe) {
-        // Every rule's ops::optimizer_step joins one batch: one optimizer_step_multi (a few
-        // fused launches on a GPU) instead of a kernel per parameter. See Note [Batched
-        // optimizer steps] in core/ops/optimizer_step.h.
-        ops::OptimizerStepBatch batch;
+        // Every rule's ops::fused_update joins one batch, run when it ends: one pass per parameter
+        // on the CPU, a few launches on a GPU. See Note [Fused updates] in optimizers/optimizer.h.
+        ops::FusedUpdateBatch batch;
         for (const links::Parameter& param : link.params()) param.update();
-        batch.flush();
     }
     reallocate_cleared_grads(link);
     call_hooks(HookTiming::kPost);

@@ -6,11 +6,24 @@
 // own value when one was set, else the parent's. So optimizer.hyperparam().set("lr", x)
 // (what LR-shift extensions do) reaches every rule that did not override lr.
 //
-// Note [Fused updates]: a rule's update_core changes the parameter and its state in
-// one pass over the elements (ops::optimizer_step), not a chain of small array ops.
-// GradientMethod::update queues every parameter's step and runs them together (one
-// optimizer_step_multi: few fused launches on a GPU), see Note [Batched optimizer steps]
-// in core/ops/optimizer_step.h.
+// Note [Fused updates]: a rule's update_core changes the parameter and its state in one
+// pass over the elements, not a chain of small array ops, through a primitive that knows no
+// rule: ops::fused_update runs an UpdateProgram (Note [Update programs] in core/kernels.h),
+// a short list of elementwise instructions over the registers param, grad, up to three
+// states and temporaries, with per-step scalars. Each optimizer owns its vocabulary in its
+// own files (optimizers/<name>.h/.cc): its state keys (init_state, and the program's state
+// names for error messages), its formula (the program, built once), and the scalars it
+// computes per step (lr, Adam's alpha_t and bounds, MSVAG's bias corrections: update_args).
+// The instructions round like the C++ expression each spells, in the order the formula
+// reads, so a program gives the bits of the hand-written loop. A new optimizer touches 4
+// files: its .h and .cc, the umbrella optimizers/optimizers.h, and its test (Python adds its
+// binding); core, cuda and the backends stay as they are. tests/optimizers/test_custom_rule.cc
+// defines a whole rule inside the test file.
+// GradientMethod::update opens an ops::FusedUpdateBatch around the loop over parameters:
+// every rule's update is queued and runs with the others as one fused_update_multi when
+// the loop ends (one pass per parameter on the CPU, a few multi-tensor launches on a GPU).
+// No rule or hook flushes by hand: reading or writing an array a queued update touches
+// runs the queue first (Note [Batched fused updates] in core/ops/fused_update.h).
 
 #include <cstdint>
 #include <functional>
@@ -90,9 +103,8 @@ protected:
     // first update_core, with the array update_core will receive.
     virtual void init_state(const Array& param) = 0;
     // One step on `param` (updated in place) from `grad` (same shape and dtype), using
-    // hyperparam() and `state`. Under GradientMethod::update, ops::optimizer_step only
-    // queues the update: a rule that reads param or its state after its optimizer_step
-    // call must call ops::flush_optimizer_steps() first.
+    // hyperparam() and `state`. Under GradientMethod::update, ops::fused_update only queues
+    // the update; reading param or its state afterwards runs it first (Note [Fused updates]).
     virtual void update_core(const Array& param, const Array& grad) = 0;
 
 private:

@@ -4,7 +4,8 @@
 
 #include "core/error.h"
 #include "core/ops/creation.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
+#include "core/ops/update_program.h"
 #include "optimizers/rule_defaults.h"
 
 namespace rensa::optimizers {
@@ -31,18 +32,44 @@ RMSpropRule::RMSpropRule(std::shared_ptr<const Hyperparameter> parent)
 
 void RMSpropRule::init_state(const Array& param) { state["ms"] = ops::zeros_like(param); }
 
-void RMSpropRule::update_core(const Array& param, const Array& grad) {
+namespace {
+
+// ms = alpha * ms + (1 - alpha) * grad^2; param -= lr * grad / (sqrt(ms) + eps), or with
+// eps_inside_sqrt lr * grad / sqrt(ms + eps)
+std::shared_ptr<const UpdateProgram> program(bool eps_inside_sqrt) {
+    using namespace ops::update_registers;
+    const uint8_t ms = state(0), t0 = temp(0), t1 = temp(1);
+    const uint8_t lr = scalar(0), alpha = scalar(1), one_minus_alpha = scalar(2), eps = scalar(3);
+    const auto make = [&](UpdateInstruction first, UpdateInstruction second) {
+        return ops::make_update_program("rmsprop", {"ms"}, 4,
+                                        {{UpdateOp::kMul, t0, one_minus_alpha, kGrad},
+                                         {UpdateOp::kMul, t0, t0, kGrad},
+                                         {UpdateOp::kMulAdd, ms, alpha, ms, t0},
+                                         first,
+                                         second,
+                                         {UpdateOp::kMul, t0, lr, kGrad},
+                                         {UpdateOp::kDiv, t0, t0, t1},
+                                         {UpdateOp::kSub, kParam, kParam, t0}});
+    };
+    static const auto outside = make({UpdateOp::kSqrt, t1, ms}, {UpdateOp::kAdd, t1, t1, eps});
+    static const auto inside = make({UpdateOp::kAdd, t1, ms, eps}, {UpdateOp::kSqrt, t1, t1});
+    return eps_inside_sqrt ? inside : outside;
+}
+
+}  // namespace
+
+FusedUpdateArgs RMSpropRule::update_args(const Array& param, const Array& grad) const {
     const Hyperparameter& h = hyperparam();
     check_eps(h.get("eps"), param.dtype());
-    ops::optimizer_step({.rule = OptimizerRule::kRmsprop,
-                         .param = param,
-                         .grad = grad,
-                         .s0 = state.at("ms"),
-                         .lr = h.get("lr"),
-                         .alpha = h.get("alpha"),
-                         .eps = h.get("eps"),
-                         .eps_inside_sqrt = h.get("eps_inside_sqrt") != 0.0});
+    const double alpha = h.get("alpha");
+    return {.program = program(h.get("eps_inside_sqrt") != 0.0),
+            .param = param,
+            .grad = grad,
+            .states = {state.at("ms")},
+            .scalars = {h.get("lr"), alpha, 1.0 - alpha, h.get("eps")}};
 }
+
+void RMSpropRule::update_core(const Array& param, const Array& grad) { ops::fused_update(update_args(param, grad)); }
 
 RMSprop::RMSprop(const RMSpropOptions& options) { set_options(hyperparam(), options); }
 

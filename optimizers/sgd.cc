@@ -2,7 +2,8 @@
 
 #include "optimizers/sgd.h"
 
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
+#include "core/ops/update_program.h"
 
 namespace rensa::optimizers {
 namespace {
@@ -23,9 +24,23 @@ SGDRule::SGDRule(std::shared_ptr<const Hyperparameter> parent)
 
 void SGDRule::init_state(const Array&) {}
 
-void SGDRule::update_core(const Array& param, const Array& grad) {
-    ops::optimizer_step({.rule = OptimizerRule::kSgd, .param = param, .grad = grad, .lr = hyperparam().get("lr")});
+namespace {
+
+// param -= lr * grad
+std::shared_ptr<const UpdateProgram> program() {
+    using namespace ops::update_registers;
+    const uint8_t lr = scalar(0);
+    static const auto p = ops::make_update_program("sgd", {}, 1, {{UpdateOp::kSubMul, kParam, lr, kGrad, kParam}});
+    return p;
 }
+
+}  // namespace
+
+FusedUpdateArgs SGDRule::update_args(const Array& param, const Array& grad) const {
+    return {.program = program(), .param = param, .grad = grad, .scalars = {hyperparam().get("lr")}};
+}
+
+void SGDRule::update_core(const Array& param, const Array& grad) { ops::fused_update(update_args(param, grad)); }
 
 SGD::SGD(const SGDOptions& options) { hyperparam().set("lr", options.lr); }
 

@@ -18,7 +18,7 @@
 #include "core/error.h"
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
 #include "optimizers/optimizer.h"
 
 namespace rensa::optimizers {
@@ -106,17 +106,16 @@ void UpdateRule::update(const links::Parameter& param) {
     links::Parameter work = stand_in ? links::Parameter(target, param.name()) : param;
     if (stand_in) work.set_grad(grad);
 
-    // Hooks may read or change any array, so the queued steps of other parameters run
-    // first (see Note [Batched optimizer steps] in core/ops/optimizer_step.h).
-    if (!pre_hooks_.empty()) ops::flush_optimizer_steps();
+    // Hooks may read or change any array: reading one a queued update writes runs the queue
+    // first (see Note [Batched fused updates] in core/ops/fused_update.h).
     run_hooks(pre_hooks_, *this, work);
     update_core(target, work.grad());
-    if (!post_hooks_.empty()) ops::flush_optimizer_steps();
     run_hooks(post_hooks_, *this, work);
 
     if (fp32) {
-        // master_ holds this step's result only once the queued steps ran.
-        ops::after_optimizer_steps([array, master = master_] { array.assign(master); });
+        // master_ holds this step's result only once the queued updates ran; until then,
+        // reading the parameter runs them and this copy.
+        ops::after_fused_updates([array, master = master_] { array.assign(master); }, array);
     } else if (stand_in) {
         param.set_grad(work.grad());  // the unscaled (and hooked) grad, as Chainer leaves it
     }

@@ -30,8 +30,7 @@ public:
     void softmax(const SoftmaxArgs& args) override;                                            // kernels_softmax.cc
     void batch_norm(const BatchNormArgs& args) override;                                       // kernels_norm.cc
     void batch_norm_backward(const BatchNormBackwardArgs& args) override;                      // kernels_norm.cc
-    void optimizer_step(const OptimizerStepArgs& args) override;                               // kernels_optimizer.cc
-    void optimizer_step_multi(std::span<const OptimizerStepArgs> steps) override;              // kernels_optimizer.cc
+    void fused_update(std::span<const FusedUpdateArgs> updates) override;  // kernels_fused_update.cc
 };
 
 }  // namespace rensa::native

@@ -10,8 +10,9 @@
 #include "core/error.h"
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
+#include "core/ops/fused_update.h"
 #include "core/ops/indexing.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/update_program.h"
 
 namespace {
 
@@ -51,21 +52,23 @@ TEST_CASE("read-only memory: every write raises ValueError naming the operation"
     CHECK(buffer == kValues);
 }
 
-TEST_CASE("read-only memory: optimizer steps refuse a read-only param or state", "[core][read_only]") {
+TEST_CASE("read-only memory: fused updates refuse a read-only param or state", "[core][read_only]") {
+    using namespace ops::update_registers;
+    // v = v * 0.5 + grad; param -= v
+    const auto program = ops::make_update_program(
+        "decay", {"v"}, 1,
+        {{UpdateOp::kMulAdd, state(0), state(0), scalar(0), kGrad}, {UpdateOp::kSub, kParam, kParam, state(0)}});
     std::vector<float> buffer = kValues;
     std::vector<float> writable = kValues;
     const Array grad = ops::ones({2, 3}, Dtype::kFloat32);
-    CHECK_READ_ONLY(
-        ops::optimizer_step({.rule = OptimizerRule::kSgd, .param = over(buffer, true), .grad = grad, .lr = 0.1}),
-        "optimizer_step(sgd): param");
+    const Array v = ops::zeros({2, 3}, Dtype::kFloat32);
+    CHECK_READ_ONLY(ops::fused_update({.program = program, .param = over(buffer, true), .grad = grad, .states = {v}}),
+                    "fused_update(decay): param");
     const Array velocity = over(buffer, true);
-    CHECK_READ_ONLY(ops::optimizer_step({.rule = OptimizerRule::kMomentumSgd,
-                                         .param = over(writable, false),
-                                         .grad = grad,
-                                         .s0 = velocity,
-                                         .lr = 0.1,
-                                         .momentum = 0.9}),
-                    "optimizer_step(momentum_sgd): state 'v'");
+    CHECK_READ_ONLY(
+        ops::fused_update(
+            {.program = program, .param = over(writable, false), .grad = grad, .states = {velocity}, .scalars = {0.5}}),
+        "fused_update(decay): state 'v'");
     CHECK(buffer == kValues);
     CHECK(writable == kValues);
 }

@@ -1,6 +1,7 @@
-// Batched optimizer updates (Note [Batched optimizer steps] in core/ops/optimizer_step.h):
-// GradientMethod::update queues every parameter's step and runs one optimizer_step_multi;
-// the results must be bit-identical to updating the parameters one by one.
+// Batched optimizer updates (Note [Batched fused updates] in core/ops/fused_update.h):
+// GradientMethod::update queues every parameter's update and runs one fused_update_multi;
+// the results must be bit-identical to updating the parameters one by one, and reading a
+// queued array runs the queue first without any call by hand.
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -13,8 +14,9 @@
 
 #include "autograd/modes.h"
 #include "core/array.h"
+#include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
-#include "core/ops/optimizer_step.h"
+#include "core/ops/fused_update.h"
 #include "links/link.h"
 #include "optimizers/hooks.h"
 #include "optimizers/optimizers.h"
@@ -131,7 +133,7 @@ void check_batched_matches(const Maker& make_optimizer, Dtype low, bool fp32,
         set_grads(*y, step);
         ox->update();
         update_one_by_one(*oy, *y);
-        CHECK(ops::pending_optimizer_steps() == 0);
+        CHECK(ops::pending_fused_updates() == 0);
         check_same(*x, *y);
     }
 }
@@ -209,8 +211,10 @@ public:
 protected:
     void init_state(const Array&) override {}
     void update_core(const Array& param, const Array& grad) override {
-        ops::optimizer_step({.rule = OptimizerRule::kSgd, .param = param, .grad = grad, .lr = 0.5});
-        log_->push_back(ops::pending_optimizer_steps());
+        optimizers::SGDRule sgd;
+        sgd.hyperparam().set("lr", 0.5);
+        ops::fused_update(sgd.update_args(param, grad));
+        log_->push_back(ops::pending_fused_updates());
     }
 
 private:
@@ -235,101 +239,112 @@ TEST_CASE("multi step: GradientMethod::update queues every parameter's step", "[
     const std::vector<double> w = to_doubles(link->a.array()), g = to_doubles(link->a.grad());
     optimizer.update();
     CHECK(*optimizer.log == std::vector<int64_t>{1, 2, 3, 4, 5});
-    CHECK(ops::pending_optimizer_steps() == 0);
+    CHECK(ops::pending_fused_updates() == 0);
     const std::vector<double> after = to_doubles(link->a.array());
     for (size_t i = 0; i < w.size(); ++i) CHECK(after[i] == Approx(w[i] - 0.5 * g[i]));
 }
 
-OptimizerStepArgs momentum_step(const Array& p, const Array& g, const Array& v, double lr = 0.1) {
-    return {.rule = OptimizerRule::kMomentumSgd, .param = p, .grad = g, .s0 = v, .lr = lr, .momentum = 0.9};
+FusedUpdateArgs momentum_step(const Array& p, const Array& g, const Array& v, double lr = 0.1) {
+    optimizers::MomentumSGDRule rule;
+    rule.hyperparam().set("lr", lr);
+    rule.hyperparam().set("momentum", 0.9);
+    rule.state["v"] = v;
+    return rule.update_args(p, g);
 }
 
-TEST_CASE("multi step: optimizer_step_multi matches optimizer_step in every layout", "[optimizers]") {
+// Adam's (or AMSGrad's) update with the given states at t = 1.
+FusedUpdateArgs adam_step(const Array& p, const Array& g, const std::vector<Array>& states, bool amsgrad) {
+    optimizers::AdamRule rule;
+    rule.hyperparam().set("alpha", 0.01);
+    rule.hyperparam().set("eps", 1e-3);
+    rule.hyperparam().set("beta2", 0.99);
+    rule.hyperparam().set("amsgrad", amsgrad ? 1.0 : 0.0);
+    rule.t = 1;
+    rule.state["m"] = states[0];
+    rule.state["v"] = states[1];
+    if (amsgrad) rule.state["vhat"] = states[2];
+    return rule.update_args(p, g);
+}
+
+TEST_CASE("multi step: fused_update_multi matches fused_update in every layout", "[optimizers]") {
     for (const Layout layout : kAllLayouts) {
         for (const Dtype dtype : {Dtype::kFloat16, Dtype::kBFloat16, Dtype::kFloat32, Dtype::kFloat64}) {
             INFO(layout_name(layout) << " " << dtype_name(dtype));
-            std::vector<OptimizerStepArgs> multi, single;
+            std::vector<FusedUpdateArgs> multi, single;
             for (int i = 0; i < 3; ++i) {
                 const Shape shape{3, 4 + i};
                 const double seed = 100.0 + 10 * i;
-                multi.push_back({.rule = OptimizerRule::kAdam,
-                                 .param = make(shape, dtype, seed, layout),
-                                 .grad = make(shape, dtype, seed + 1, layout),
-                                 .s0 = make(shape, dtype, seed + 2, layout),
-                                 .s1 = ops::abs(make(shape, dtype, seed + 3, layout)),
-                                 .s2 = ops::abs(make(shape, dtype, seed + 4, layout)),
-                                 .lr = 0.01,
-                                 .eps = 1e-3,
-                                 .beta1 = 0.9,
-                                 .beta2 = 0.99,
-                                 .amsgrad = i == 1});
-                OptimizerStepArgs s = multi.back();
+                const std::vector<Array> states = {make(shape, dtype, seed + 2, layout),
+                                                   ops::abs(make(shape, dtype, seed + 3, layout)),
+                                                   ops::abs(make(shape, dtype, seed + 4, layout))};
+                multi.push_back(
+                    adam_step(make(shape, dtype, seed, layout), make(shape, dtype, seed + 1, layout), states, i == 1));
+                FusedUpdateArgs s = multi.back();
                 s.param = s.param.copy();
-                s.s0 = s.s0.copy();
-                s.s1 = s.s1.copy();
-                s.s2 = s.s2.copy();
+                for (Array& state : s.states) {
+                    if (state.defined()) state = state.copy();
+                }
                 single.push_back(s);
             }
             multi.push_back(momentum_step(make({0}, dtype, 1), make({0}, dtype, 2), make({0}, dtype, 3)));
-            ops::optimizer_step_multi(multi);
-            for (int i = 0; i < 3; ++i) ops::optimizer_step(single[static_cast<size_t>(i)]);
+            ops::fused_update_multi(multi);
+            for (int i = 0; i < 3; ++i) ops::fused_update(single[static_cast<size_t>(i)]);
             for (size_t i = 0; i < 3; ++i) {
                 CHECK(to_doubles(multi[i].param) == to_doubles(single[i].param));
-                CHECK(to_doubles(multi[i].s0) == to_doubles(single[i].s0));
-                CHECK(to_doubles(multi[i].s1) == to_doubles(single[i].s1));
-                CHECK(to_doubles(multi[i].s2) == to_doubles(single[i].s2));
+                for (int k = 0; k < multi[i].program->n_states(); ++k) {
+                    CHECK(to_doubles(multi[i].states[static_cast<size_t>(k)]) ==
+                          to_doubles(single[i].states[static_cast<size_t>(k)]));
+                }
             }
         }
     }
 }
 
-TEST_CASE("multi step: optimizer_step_multi checks every step like optimizer_step", "[optimizers]") {
+TEST_CASE("multi step: fused_update_multi checks every update like fused_update", "[optimizers]") {
     const Array p = make({3}, Dtype::kFloat32, 1);
     const Array v = make({3}, Dtype::kFloat32, 2);
-    const std::vector<OptimizerStepArgs> steps = {momentum_step(p, make({3}, Dtype::kFloat32, 3), v),
-                                                  momentum_step(p.copy(), make({4}, Dtype::kFloat32, 3), v.copy())};
+    const std::vector<FusedUpdateArgs> steps = {momentum_step(p, make({3}, Dtype::kFloat32, 3), v),
+                                                momentum_step(p.copy(), make({4}, Dtype::kFloat32, 3), v.copy())};
     const std::vector<double> before = to_doubles(p);
-    CHECK_THROWS_AS(ops::optimizer_step_multi(steps), DimensionError);
-    CHECK_THROWS_WITH(ops::optimizer_step_multi(steps),
-                      Catch::Contains("momentum_sgd") && Catch::Contains("grad.shape"));
+    CHECK_THROWS_AS(ops::fused_update_multi(steps), DimensionError);
+    CHECK_THROWS_WITH(ops::fused_update_multi(steps), Catch::Contains("momentum_sgd") && Catch::Contains("grad.shape"));
     CHECK(to_doubles(p) == before);  // nothing runs when one step is wrong
-    CHECK_THROWS_AS(ops::optimizer_step_multi(std::vector<OptimizerStepArgs>{{.rule = OptimizerRule::kSgd}}),
-                    ValueError);
-    ops::optimizer_step_multi({});
+    CHECK_THROWS_AS(ops::fused_update_multi(std::vector<FusedUpdateArgs>{FusedUpdateArgs{}}), ValueError);
+    ops::fused_update_multi({});
 }
 
-TEST_CASE("multi step: OptimizerStepBatch queues, flushes and checks at once", "[optimizers]") {
+TEST_CASE("multi step: FusedUpdateBatch queues, runs and checks at once", "[optimizers]") {
     const Array p = make({5}, Dtype::kFloat32, 1), g = make({5}, Dtype::kFloat32, 2), v = make({5}, Dtype::kFloat32, 3);
     const Array p_ref = p.copy(), v_ref = v.copy();
-    ops::optimizer_step(momentum_step(p_ref, g, v_ref));
-    ops::optimizer_step(momentum_step(p_ref, g, v_ref, 0.2));
+    ops::fused_update(momentum_step(p_ref, g, v_ref));
+    ops::fused_update(momentum_step(p_ref, g, v_ref, 0.2));
     const std::vector<double> before = to_doubles(p);
     std::vector<int> order;
     {
-        ops::OptimizerStepBatch batch;
-        ops::optimizer_step(momentum_step(p, g, v));
-        CHECK(ops::pending_optimizer_steps() == 1);
-        CHECK(to_doubles(p) == before);  // queued, not run
-        ops::after_optimizer_steps([&] { order.push_back(1); });
+        ops::FusedUpdateBatch batch;
+        ops::fused_update(momentum_step(p, g, v));
+        CHECK(ops::pending_fused_updates() == 1);
+        CHECK(ops::pending_fused_updates() == 1);
+        ops::after_fused_updates([&] { order.push_back(1); });
         {
-            ops::OptimizerStepBatch nested;  // joins the outer batch
+            ops::FusedUpdateBatch nested;  // joins the outer batch
             // The same param again: the queue runs first, so the result is the sequential one.
-            ops::optimizer_step(momentum_step(p, g, v, 0.2));
+            ops::fused_update(momentum_step(p, g, v, 0.2));
             CHECK(order == std::vector<int>{1});
-            CHECK(ops::pending_optimizer_steps() == 1);
+            CHECK(ops::pending_fused_updates() == 1);
         }
-        CHECK(ops::pending_optimizer_steps() == 1);
+        CHECK(ops::pending_fused_updates() == 1);
         // Errors are raised by the call itself, and nothing is queued.
-        CHECK_THROWS_AS(ops::optimizer_step(momentum_step(p, make({4}, Dtype::kFloat32, 1), v)), DimensionError);
-        CHECK(ops::pending_optimizer_steps() == 1);
-        ops::after_optimizer_steps([&] { order.push_back(2); });
+        CHECK_THROWS_AS(ops::fused_update(momentum_step(p, make({4}, Dtype::kFloat32, 1), v)), DimensionError);
+        CHECK(ops::pending_fused_updates() == 1);
+        ops::after_fused_updates([&] { order.push_back(2); });
     }
-    CHECK(ops::pending_optimizer_steps() == 0);
+    CHECK(ops::pending_fused_updates() == 0);
     CHECK(order == std::vector<int>{1, 2});
     CHECK(to_doubles(p) == to_doubles(p_ref));
     CHECK(to_doubles(v) == to_doubles(v_ref));
     // Without a batch, callbacks run at once and steps are not queued.
-    ops::after_optimizer_steps([&] { order.push_back(3); });
+    ops::after_fused_updates([&] { order.push_back(3); });
     CHECK(order.back() == 3);
 }
 
@@ -338,16 +353,16 @@ TEST_CASE("multi step: a shared grad does not flush, a grad written by a queued 
     const Array p1 = make({4}, Dtype::kFloat32, 2), v1 = make({4}, Dtype::kFloat32, 3);
     const Array p2 = make({4}, Dtype::kFloat32, 4), v2 = make({4}, Dtype::kFloat32, 5);
     const Array r1 = p1.copy(), rv1 = v1.copy(), r2 = p2.copy(), rv2 = v2.copy();
-    ops::optimizer_step(momentum_step(r1, g, rv1));
-    ops::optimizer_step(momentum_step(r2, g, rv2));
-    ops::optimizer_step(momentum_step(r2, r1, rv2));
+    ops::fused_update(momentum_step(r1, g, rv1));
+    ops::fused_update(momentum_step(r2, g, rv2));
+    ops::fused_update(momentum_step(r2, r1, rv2));
     {
-        ops::OptimizerStepBatch batch;
-        ops::optimizer_step(momentum_step(p1, g, v1));
-        ops::optimizer_step(momentum_step(p2, g, v2));
-        CHECK(ops::pending_optimizer_steps() == 2);      // g is only read
-        ops::optimizer_step(momentum_step(p2, p1, v2));  // reads p1, written by a queued step
-        CHECK(ops::pending_optimizer_steps() == 1);
+        ops::FusedUpdateBatch batch;
+        ops::fused_update(momentum_step(p1, g, v1));
+        ops::fused_update(momentum_step(p2, g, v2));
+        CHECK(ops::pending_fused_updates() == 2);      // g is only read
+        ops::fused_update(momentum_step(p2, p1, v2));  // reads p1, written by a queued step
+        CHECK(ops::pending_fused_updates() == 1);
     }
     CHECK(to_doubles(p1) == to_doubles(r1));
     CHECK(to_doubles(p2) == to_doubles(r2));
@@ -357,15 +372,110 @@ TEST_CASE("multi step: a shared grad does not flush, a grad written by a queued 
 TEST_CASE("multi step: a batch left by an exception still runs its queue", "[optimizers]") {
     const Array p = make({5}, Dtype::kFloat64, 1), g = make({5}, Dtype::kFloat64, 2), v = make({5}, Dtype::kFloat64, 3);
     const Array p_ref = p.copy(), v_ref = v.copy();
-    ops::optimizer_step(momentum_step(p_ref, g, v_ref));
+    ops::fused_update(momentum_step(p_ref, g, v_ref));
     try {
-        ops::OptimizerStepBatch batch;
-        ops::optimizer_step(momentum_step(p, g, v));
+        ops::FusedUpdateBatch batch;
+        ops::fused_update(momentum_step(p, g, v));
         throw std::runtime_error("boom");
     } catch (const std::runtime_error&) {  // NOLINT(bugprone-empty-catch)
     }
-    CHECK(ops::pending_optimizer_steps() == 0);
+    CHECK(ops::pending_fused_updates() == 0);
     CHECK(to_doubles(p) == to_doubles(p_ref));
+}
+
+TEST_CASE("multi step: reading a queued param or state runs the queue first", "[optimizers]") {
+    const Array g = make({6}, Dtype::kFloat32, 1);
+    const Array p = make({6}, Dtype::kFloat32, 2), v = make({6}, Dtype::kFloat32, 3);
+    const Array p_ref = p.copy(), v_ref = v.copy();
+    ops::fused_update(momentum_step(p_ref, g, v_ref));
+    {
+        ops::FusedUpdateBatch batch;
+        ops::fused_update(momentum_step(p, g, v));
+        CHECK(ops::pending_fused_updates() == 1);
+        CHECK(to_doubles(g).size() == 6);  // the grad is only read: reading it keeps the queue
+        CHECK(ops::pending_fused_updates() == 1);
+        CHECK(to_doubles(p) == to_doubles(p_ref));  // host read of the param
+        CHECK(ops::pending_fused_updates() == 0);
+        ops::fused_update(momentum_step(p, g, v));
+        const Array doubled = ops::multiply(v, Scalar(2.0));  // an op taking the state
+        CHECK(ops::pending_fused_updates() == 0);
+        ops::fused_update(momentum_step(p_ref, g, v_ref));
+        CHECK(to_doubles(doubled) == to_doubles(ops::multiply(v_ref, Scalar(2.0))));
+    }
+    CHECK(to_doubles(p) == to_doubles(p_ref));
+}
+
+TEST_CASE("multi step: writing a queued grad runs the queue first", "[optimizers]") {
+    const Array g = make({6}, Dtype::kFloat64, 1);
+    const Array p = make({6}, Dtype::kFloat64, 2), v = make({6}, Dtype::kFloat64, 3);
+    const Array p_ref = p.copy(), v_ref = v.copy();
+    ops::fused_update(momentum_step(p_ref, g.copy(), v_ref));
+    {
+        ops::FusedUpdateBatch batch;
+        ops::fused_update(momentum_step(p, g, v));
+        g.fill(Scalar(0.0));  // the queued update must see the grad it was given
+        CHECK(ops::pending_fused_updates() == 0);
+    }
+    CHECK(to_doubles(p) == to_doubles(p_ref));
+    CHECK(to_doubles(v) == to_doubles(v_ref));
+}
+
+TEST_CASE("multi step: an array written by an after callback runs the queue when read", "[optimizers]") {
+    const Array g = make({5}, Dtype::kFloat32, 1);
+    const Array p = make({5}, Dtype::kFloat32, 2), v = make({5}, Dtype::kFloat32, 3);
+    const Array copy_target = ops::zeros({5}, Dtype::kFloat16);
+    {
+        ops::FusedUpdateBatch batch;
+        ops::fused_update(momentum_step(p, g, v));
+        ops::after_fused_updates([p, copy_target] { copy_target.assign(p); }, copy_target);
+        CHECK(ops::pending_fused_updates() == 1);
+        const std::vector<double> seen = to_doubles(copy_target);  // runs the update, then the copy
+        CHECK(ops::pending_fused_updates() == 0);
+        CHECK(seen == to_doubles(p.astype(Dtype::kFloat16)));
+    }
+}
+
+// Records another parameter's values at each post hook.
+class ReadOtherHook : public optimizers::OptimizerHook {
+public:
+    ReadOtherHook(const links::Parameter* other, std::shared_ptr<std::vector<std::vector<double>>> log)
+        : other_{other}, log_{std::move(log)} {}
+    std::string name() const override { return "ReadOther"; }
+    optimizers::HookTiming timing() const override { return optimizers::HookTiming::kPost; }
+    void operator()(optimizers::UpdateRule&, const links::Parameter&) override {
+        log_->push_back(to_doubles(other_->array()));
+    }
+
+private:
+    const links::Parameter* other_;
+    std::shared_ptr<std::vector<std::vector<double>>> log_;
+};
+
+TEST_CASE("multi step: a float16 parameter with an fp32 update reads updated within the step", "[optimizers]") {
+    // Every post hook reads parameter c (float16, updated through its float32 master): from
+    // c's own update on, it must show the new values, as when updating one by one.
+    std::vector<std::vector<double>> logs[2];
+    for (int which = 0; which < 2; ++which) {
+        auto link = std::make_shared<MixedLink>(Dtype::kFloat16);
+        optimizers::MomentumSGD optimizer{{.lr = 0.1}};
+        optimizer.use_fp32_update(true);
+        optimizer.setup(link);
+        set_grads(*link, 0);
+        auto log = std::make_shared<std::vector<std::vector<double>>>();
+        for (const links::Parameter& p : link->params()) {
+            auto* rule = dynamic_cast<optimizers::UpdateRule*>(p.update_rule());
+            rule->add_hook(std::make_shared<ReadOtherHook>(&link->c, log));
+        }
+        if (which == 0) {
+            optimizer.update();
+        } else {
+            update_one_by_one(optimizer, *link);
+        }
+        logs[which] = *log;
+    }
+    REQUIRE(logs[0].size() == 5);
+    CHECK(logs[0] == logs[1]);
+    CHECK(logs[0].front() != logs[0].back());
 }
 
 }  // namespace
