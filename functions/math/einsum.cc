@@ -16,7 +16,7 @@
 #include "core/ops/creation.h"
 #include "functions/array.h"
 #include "functions/math.h"
-#include "functions/math/internal.h"
+#include "functions/math/detail.h"
 
 namespace rensa::functions {
 namespace {

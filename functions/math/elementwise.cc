@@ -6,11 +6,12 @@
 #include <numbers>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
 #include "functions/math.h"
-#include "functions/math/internal.h"
+#include "functions/math/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -44,7 +45,7 @@ private:
 };
 
 Variable unary(const UnarySpec& spec, const Variable& x) {
-    math_detail::check_float(op_name(spec.op), x);
+    expect_float(x, op_name(spec.op), "x");
     return math_detail::apply1<Unary>({x}, spec);
 }
 

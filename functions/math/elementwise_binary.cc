@@ -3,11 +3,12 @@
 // broadcast; gradients are reduced back to each operand's shape.
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/ops/elementwise.h"
 #include "functions/array.h"
 #include "functions/math.h"
-#include "functions/math/internal.h"
+#include "functions/math/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -45,12 +46,12 @@ public:
 }  // namespace
 
 Variable arctan2(const Variable& x1, const Variable& x2) {
-    math_detail::check_same_float("arctan2", x1, x2, "x1", "x2");
+    expect_same_float(x1, x2, "arctan2", "x1", "x2");
     return math_detail::apply1<Arctan2>({x1, x2});
 }
 
 Variable fmod(const Variable& x, const Variable& divisor) {
-    math_detail::check_same_float("fmod", x, divisor, "x", "divisor");
+    expect_same_float(x, divisor, "fmod", "x", "divisor");
     return math_detail::apply1<Fmod>({x, divisor});
 }
 

@@ -13,7 +13,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/reduction.h"
 #include "functions/math.h"
-#include "functions/math/internal.h"
+#include "functions/math/detail.h"
 
 namespace rensa::functions {
 namespace {

@@ -8,7 +8,7 @@
 #include "autograd/shape_ops.h"
 #include "core/ops/elementwise.h"
 #include "functions/math.h"
-#include "functions/math/internal.h"
+#include "functions/math/detail.h"
 
 namespace rensa::functions {
 namespace {

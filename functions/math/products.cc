@@ -11,7 +11,7 @@
 #include "core/ops/linalg.h"
 #include "functions/array.h"
 #include "functions/math.h"
-#include "functions/math/internal.h"
+#include "functions/math/detail.h"
 
 namespace rensa::functions {
 namespace {

@@ -12,7 +12,7 @@
 #include "core/ops/manipulation.h"
 #include "core/ops/reduction.h"
 #include "functions/math.h"
-#include "functions/math/internal.h"
+#include "functions/math/detail.h"
 
 namespace rensa::functions {
 namespace {

@@ -12,12 +12,6 @@
 
 namespace rensa::functions::math_detail {
 
-// Throws DtypeError unless x holds floating-point data: "name: Expect: x.dtype.kind == 'f', ...".
-void check_float(std::string_view function, const Variable& x, std::string_view arg = "x");
-// check_float on both, and DtypeError when their dtypes differ.
-void check_same_float(std::string_view function, const Variable& a, const Variable& b, std::string_view a_name = "a",
-                      std::string_view b_name = "b");
-
 // `shape` with the `axes` (normalised, of a reduction over a `shape.size()`-d input) set to 1:
 // the keepdims shape of the reduction.
 [[nodiscard]] Shape kept_shape(const Shape& shape, const std::optional<Axes>& axes, std::string_view function);
