@@ -148,6 +148,10 @@ void visit_cpp(PyObject* self, Visitor& v) {
         return;
     }
     auto* inst = reinterpret_cast<py::detail::instance*>(self);
+    // A collection can run inside pybind11's tp_new, between the allocation (tracked, zeroed)
+    // and allocate_layout: all_type_info of a new Python subclass makes a weak reference to
+    // it, which may collect. That instance has no values and holders yet.
+    if (!inst->simple_layout && inst->nonsimple.values_and_holders == nullptr) return;
     const py::detail::value_and_holder vh = inst->get_value_and_holder();
     if (!vh.holder_constructed() || vh.value_ptr() == nullptr) return;
     if (vh.holder<py::memory::smart_holder>().vptr.use_count() != 1) return;  // C++ owns it too
