@@ -3,7 +3,7 @@
 Without a CUDA build (or a GPU) ``available`` is False and to_gpu raises a clear error.
 The CUDA libraries are loaded the first time a CUDA device is used (``available``,
 ``device_count()``, a ``cuda:0`` device, ...), never by ``import rensa`` (Note [Lazy CUDA],
-python/src/core_cuda.cc).
+python/src/core/cuda.cc).
 """
 from rensa import _core
 from rensa import backend

@@ -9,8 +9,7 @@ PYBIND11_MODULE(_core, m) {
     bind_core(m);
     bind_runtime_info(m);
     bind_autograd(m);
-    bind_functions_a(m);
-    bind_functions_b(m);
+    bind_functions(m);
     bind_links(m);
     bind_optimizers(m);
     bind_serializers(m);

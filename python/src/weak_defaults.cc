@@ -15,6 +15,5 @@ RENSA_PY_WEAK_ENTRY(bind_data)
 RENSA_PY_WEAK_ENTRY(bind_training)
 #undef RENSA_PY_WEAK_ENTRY
 // rensa.functions imports rensa._core.functions, so the fallback still makes the submodule.
-__attribute__((weak)) void bind_functions_a(py::module_& m) { m.def_submodule("functions"); }
-__attribute__((weak)) void bind_functions_b(py::module_& m) { m.def_submodule("functions"); }
+__attribute__((weak)) void bind_functions(py::module_& m) { m.def_submodule("functions"); }
 }  // namespace rensa::python

@@ -1,7 +1,7 @@
 """chainer.dataset.DatasetMixin: a dataset written in Python.
 
 A pure Python class: C++ iterators read any Python dataset through an adapter that
-holds it (python/src/data.h), so subclasses need not call ``__init__`` of the base.
+holds it (python/src/training/data.h), so subclasses need not call ``__init__`` of the base.
 """
 import numpy
 

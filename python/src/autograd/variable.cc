@@ -1,0 +1,124 @@
+// rensa._core.Variable: construction, data, grad and graph properties, backward.
+#include <string>
+#include <vector>
+
+#include "autograd/function_node.h"
+#include "core/error.h"
+#include "python/src/autograd/autograd.h"
+
+namespace rensa::python {
+namespace {
+
+py::tuple shape_tuple(const Shape& shape) {
+    py::tuple out(shape.size());
+    for (int i = 0; i < shape.size(); ++i) out[static_cast<size_t>(i)] = py::int_(shape[i]);
+    return out;
+}
+
+void set_array(const Variable& v, const py::handle& value) {
+    if (value.is_none()) {
+        v.set_array(Array());
+        return;
+    }
+    v.set_array(to_array(value));
+}
+
+void set_grad(const Variable& v, const py::handle& value) {
+    if (value.is_none()) {
+        v.cleargrad();
+        return;
+    }
+    v.set_grad(to_array(value));
+}
+
+void set_grad_var(const Variable& v, const py::handle& value) {
+    if (value.is_none()) {
+        v.cleargrad();
+        return;
+    }
+    v.set_grad_var(to_variable(value));
+}
+
+py::object item(const Variable& v) {
+    RENSA_CHECK(v.size() == 1, ValueError, "Variable.item: the variable has ", v.size(),
+                " elements; only a variable of one element converts to a Python scalar");
+    const Array& a = v.array();
+    if (a.device().kind != DeviceKind::kNative || a.dtype() == Dtype::kBFloat16) {
+        if (is_float(a.dtype())) return py::float_(a.item<double>());
+        if (a.dtype() == Dtype::kBool) return py::bool_(a.item<bool>());
+        return py::int_(a.item<int64_t>());
+    }
+    return to_numpy(a).attr("item")();
+}
+
+int64_t length(const Variable& v) {
+    if (v.ndim() == 0) throw py::type_error("len() of unsized object");
+    return v.shape()[0];
+}
+
+}  // namespace
+
+void bind_variable(py::module_& m) {
+    // Functions bound with Variable arguments take arrays too: See Note [Arrays as Variable arguments].
+    py::class_<Variable> cls(m, "Variable",
+                             "Chainer's Variable: an array with a gradient and a place in the graph "
+                             "(an aliasing handle: copies share the array and the grad).");
+    cls.def(py::init([](const py::handle& data, const py::handle& name, const py::handle& grad, bool requires_grad) {
+                const std::string n = name.is_none() ? std::string() : name.cast<std::string>();
+                Variable v = data.is_none() ? Variable::without_array(requires_grad, n)
+                                            : Variable(to_array(data), requires_grad, n);
+                if (!grad.is_none()) set_grad(v, grad);
+                return v;
+            }),
+            py::arg("data") = py::none(), py::kw_only(), py::arg("name") = py::none(), py::arg("grad") = py::none(),
+            py::arg("requires_grad") = true)
+        .def_property(
+            "array", [](const Variable& v) { return to_numpy(v.array()); }, &set_array,
+            "The array (a numpy view for native arrays: writes go into the variable).")
+        .def_property(
+            "data", [](const Variable& v) { return to_numpy(v.array()); }, &set_array)
+        .def_property(
+            "grad", [](const Variable& v) { return to_numpy(v.grad()); }, &set_grad)
+        .def_property(
+            "grad_var",
+            [](const Variable& v) -> py::object {
+                const Variable& g = v.grad_var();
+                if (!g.defined()) return py::none();
+                return py::cast(g);
+            },
+            &set_grad_var)
+        .def_property_readonly("shape", [](const Variable& v) { return shape_tuple(v.shape()); })
+        .def_property_readonly("ndim", &Variable::ndim)
+        .def_property_readonly("size", &Variable::size)
+        .def_property_readonly("dtype", [](const Variable& v) { return dtype_to_python(v.dtype()); })
+        .def_property_readonly("device", &Variable::device)
+        .def_property(
+            "name",
+            [](const Variable& v) -> py::object {
+                if (v.name().empty()) return py::none();
+                return py::str(v.name());
+            },
+            [](const Variable& v, const py::handle& name) {
+                v.set_name(name.is_none() ? std::string() : name.cast<std::string>());
+            })
+        .def_property_readonly("requires_grad", &Variable::requires_grad)
+        .def_property_readonly("creator", &Variable::creator)
+        .def_property_readonly("rank", &Variable::rank)
+        .def("__len__", &length)
+        .def("item", &item)
+        .def(
+            "backward",
+            [](const Variable& v, bool retain_grad, bool enable_double_backprop, std::optional<double> loss_scale) {
+                py::gil_scoped_release no_gil;
+                v.backward({.retain_grad = retain_grad,
+                            .enable_double_backprop = enable_double_backprop,
+                            .loss_scale = loss_scale});
+            },
+            py::arg("retain_grad") = false, py::arg("enable_double_backprop") = false,
+            py::arg("loss_scale") = py::none())
+        .def("cleargrad", &Variable::cleargrad)
+        .def("zerograd", &Variable::zerograd);
+    bind_variable_ops(cls);
+}
+
+}  // namespace rensa::python

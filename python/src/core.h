@@ -1,8 +1,0 @@
-#pragma once
-// Internal entry points of the core_*.cc bind files (python/src/bind.h has the public ones).
-#include "python/src/bind.h"
-
-namespace rensa::python {
-// core_state.cc: config, random seeding, reporter.
-void bind_core_state(py::module_& m);
-}  // namespace rensa::python

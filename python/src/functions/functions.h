@@ -1,0 +1,31 @@
+#pragma once
+// Internal to the bind files of rensa._core.functions (python/src/functions/, one file per
+// family of functions/): the per-family binders, in the order bind_functions calls them.
+// Functions are bound straight to the C++ functions (no Python frame per call) with Chainer's
+// positional order, keyword names and defaults; the argument conversions they share are in
+// python/src/convert/.
+#include "functions/functions.h"
+#include "python/src/bind.h"
+#include "python/src/convert/axes.h"
+#include "python/src/convert/int_or_tuple.h"
+#include "python/src/convert/ints.h"
+#include "python/src/convert/shape.h"
+#include "python/src/convert/tuple.h"
+#include "python/src/convert/variables.h"
+
+namespace rensa::python::functions_bind {
+
+void bind_activation(py::module_& f);                      // activation.cc
+void bind_noise(py::module_& f);                           // noise.cc
+void bind_array(py::module_& f);                           // array.cc: shapes, joining, sequences, copies
+void bind_array_indexing(py::module_& f, py::module_& m);  // array_index.cc: get_item, where, ...
+void bind_math(py::module_& f);                            // math.cc: reductions, elementwise functions
+void bind_math_products(py::module_& f);                   // math.cc: matmul, tensordot, einsum
+void bind_connection(py::module_& f);                      // connection.cc
+void bind_recurrent(py::module_& f);                       // connection.cc: n_step_lstm, n_step_gru, ...
+void bind_pooling(py::module_& f);                         // pooling.cc
+void bind_normalization(py::module_& f);                   // normalization.cc
+void bind_loss(py::module_& f);                            // loss.cc
+void bind_evaluation(py::module_& f);                      // evaluation.cc
+
+}  // namespace rensa::python::functions_bind

@@ -1,0 +1,63 @@
+// rensa._core.functions, noise family (functions/noise.h): dropout, gaussian, zoneout,
+// gumbel_softmax, with Chainer's keyword-only mask / eps arguments.
+#include <utility>
+
+#include "autograd/modes.h"
+#include "core/error.h"
+#include "core/ops/random.h"
+#include "functions/array.h"
+#include "functions/noise.h"
+#include "python/src/functions/functions.h"
+
+namespace rensa::python::functions_bind {
+
+void bind_noise(py::module_& f) {
+    // Chainer's dropout(x, ratio=.5, *, mask=None, return_mask=False).
+    f.def(
+        "dropout",
+        [](const Variable& x, double ratio, py::object mask, bool return_mask) -> py::object {
+            if (!mask.is_none()) {
+                Variable y = F::dropout(x, ratio, to_array(mask));
+                return return_mask ? py::object(py::make_tuple(y, mask)) : py::cast(std::move(y));
+            }
+            if (return_mask) {
+                auto [y, used] = F::dropout_with_mask(x, ratio);
+                return py::make_tuple(std::move(y), array_or_none(used));
+            }
+            return py::cast(F::dropout(x, ratio));
+        },
+        py::arg("x"), py::arg("ratio") = 0.5, py::kw_only(), py::arg("mask") = py::none(),
+        py::arg("return_mask") = false);
+    // Chainer's gaussian(mean, ln_var, *, eps=None, return_eps=False). For return_eps in
+    // training the noise is drawn here (rensa's seeded generator) so that it can be returned;
+    // outside training y is mean and eps None, as C++'s gaussian does.
+    f.def(
+        "gaussian",
+        [](const Variable& mean, const Variable& ln_var, py::object eps, bool return_eps) -> py::object {
+            if (!eps.is_none()) {
+                Variable y = F::gaussian(mean, ln_var, to_array(eps));
+                return return_eps ? py::object(py::make_tuple(std::move(y), eps)) : py::cast(std::move(y));
+            }
+            if (!return_eps) {
+                return py::cast(F::gaussian(mean, ln_var));
+            }
+            if (!config().train) {
+                return py::make_tuple(F::gaussian(mean, ln_var), py::none());
+            }
+            const Array noise = ops::normal(mean.shape(), 0.0, 1.0, mean.dtype(), mean.device());
+            return py::make_tuple(F::gaussian(mean, ln_var, noise), to_numpy(noise));
+        },
+        py::arg("mean"), py::arg("ln_var"), py::kw_only(), py::arg("eps") = py::none(), py::arg("return_eps") = false);
+    // Chainer's zoneout(h, x, ratio=.5): h where a Bernoulli(ratio) mask is set, x elsewhere
+    // (applied regardless of the train mode, as Chainer does).
+    f.def(
+        "zoneout",
+        [](const Variable& h, const Variable& x, double ratio) {
+            RENSA_CHECK(ratio >= 0.0 && ratio <= 1.0, ValueError, "zoneout: ratio must be in [0, 1], got ", ratio);
+            return F::where(ops::bernoulli(h.shape(), ratio, Dtype::kBool, h.device()), h, x);
+        },
+        py::arg("h"), py::arg("x"), py::arg("ratio") = 0.5);
+    f.def("gumbel_softmax", &F::gumbel_softmax, py::arg("log_p"), py::arg("tau") = 0.1, py::arg("axis") = 1);
+}
+
+}  // namespace rensa::python::functions_bind

@@ -1,0 +1,20 @@
+// rensa._core.links and rensa._core.initializers; the Link classes live in rensa._core
+// itself (rensa.link derives its Python Link, Chain, ... from them).
+#include "python/src/links/links.h"
+
+namespace rensa::python {
+
+void bind_links(py::module_& m) {
+    py::module_ init = m.def_submodule("initializers", "Chainer's initializers");
+    links_detail::bind_initializers(init);
+    links_detail::bind_link_classes(m);
+    links_detail::bind_chains(m);
+    py::module_ links = m.def_submodule("links", "Chainer's links");
+    links_detail::bind_connection_links(links);
+    links_detail::bind_normalization_links(links);
+    links_detail::bind_activation_links(links);
+    links_detail::bind_recurrent_links(links);
+    links_detail::bind_model_links(links);
+}
+
+}  // namespace rensa::python

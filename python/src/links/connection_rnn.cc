@@ -1,0 +1,98 @@
+// rensa._core.links, the recurrent links of links/connection: LSTM, StatelessLSTM,
+// StatefulGRU, GRU, StatelessGRU. Their state reads None until set, as in Chainer.
+#include <memory>
+#include <optional>
+
+#include "links/connection/gru.h"
+#include "links/connection/lstm.h"
+#include "python/src/convert/variables.h"
+#include "python/src/links/links.h"
+
+namespace rensa::python::links_detail {
+namespace L = rensa::links;
+
+void bind_recurrent_links(py::module_& m) {
+    auto lstm_options = [](py::handle lateral_init, py::handle upward_init, py::handle bias_init,
+                           py::handle forget_bias_init) {
+        return L::LSTMOptions{to_initializer(lateral_init), to_initializer(upward_init), to_initializer(bias_init),
+                              to_initializer(forget_bias_init)};
+    };
+    py::classh<L::LSTM, L::Chain>(m, "LSTM", py::dynamic_attr())
+        .def(py::init([lstm_options](py::handle in_size, py::handle out_size, py::handle lateral_init,
+                                     py::handle upward_init, py::handle bias_init, py::handle forget_bias_init) {
+                 return std::make_shared<L::LSTM>(optional_int(in_size), optional_int(out_size),
+                                                  lstm_options(lateral_init, upward_init, bias_init, forget_bias_init));
+             }),
+             py::arg("in_size"), py::arg("out_size") = py::none(), py::arg("lateral_init") = py::none(),
+             py::arg("upward_init") = py::none(), py::arg("bias_init") = py::none(),
+             py::arg("forget_bias_init") = py::none())
+        .def_property_readonly("h", [](const L::LSTM& self) { return variable_or_none(self.h); })
+        .def_property_readonly("c", [](const L::LSTM& self) { return variable_or_none(self.c); })
+        .def_property_readonly("state_size", &L::LSTM::state_size)
+        .def("reset_state", &L::LSTM::reset_state)
+        .def(
+            "set_state",
+            [](L::LSTM& self, py::handle c, py::handle h) {
+                self.set_state(to_variable_or_undefined(c), to_variable_or_undefined(h));
+            },
+            py::arg("c"), py::arg("h"));
+
+    py::classh<L::StatelessLSTM, L::Chain>(m, "StatelessLSTM", py::dynamic_attr())
+        .def(py::init([lstm_options](py::handle in_size, py::handle out_size, py::handle lateral_init,
+                                     py::handle upward_init, py::handle bias_init, py::handle forget_bias_init) {
+                 return std::make_shared<L::StatelessLSTM>(
+                     optional_int(in_size), optional_int(out_size),
+                     lstm_options(lateral_init, upward_init, bias_init, forget_bias_init));
+             }),
+             py::arg("in_size"), py::arg("out_size") = py::none(), py::arg("lateral_init") = py::none(),
+             py::arg("upward_init") = py::none(), py::arg("bias_init") = py::none(),
+             py::arg("forget_bias_init") = py::none())
+        .def(
+            "__call__",
+            [](L::StatelessLSTM& self, py::handle c, py::handle h, const Variable& x) {
+                return self.forward(to_variable_or_undefined(c), to_variable_or_undefined(h), x);
+            },
+            py::arg("c"), py::arg("h"), py::arg("x"))
+        .def_property_readonly("state_size", &L::StatelessLSTM::state_size);
+
+    py::classh<L::StatefulGRU, L::Chain>(m, "StatefulGRU", py::dynamic_attr())
+        .def(py::init([](py::handle in_size, int64_t out_size, py::handle init, py::handle inner_init,
+                         py::handle bias_init) {
+                 return std::make_shared<L::StatefulGRU>(
+                     optional_int(in_size), out_size,
+                     L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});
+             }),
+             py::arg("in_size"), py::arg("out_size"), py::arg("init") = py::none(), py::arg("inner_init") = py::none(),
+             py::arg("bias_init") = py::none())
+        .def_property_readonly("h", [](const L::StatefulGRU& self) { return variable_or_none(self.h); })
+        .def("reset_state", &L::StatefulGRU::reset_state)
+        .def(
+            "set_state", [](L::StatefulGRU& self, py::handle h) { self.set_state(to_variable_or_undefined(h)); },
+            py::arg("h"));
+    py::classh<L::GRU, L::StatefulGRU>(m, "GRU", py::dynamic_attr())
+        .def(py::init([](py::handle in_size, py::handle out_size, py::handle init, py::handle inner_init,
+                         py::handle bias_init) {
+                 return std::make_shared<L::GRU>(
+                     optional_int(in_size), optional_int(out_size),
+                     L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});
+             }),
+             py::arg("in_size"), py::arg("out_size") = py::none(), py::arg("init") = py::none(),
+             py::arg("inner_init") = py::none(), py::arg("bias_init") = py::none());
+    py::classh<L::StatelessGRU, L::Chain>(m, "StatelessGRU", py::dynamic_attr())
+        .def(py::init([](py::handle in_size, int64_t out_size, py::handle init, py::handle inner_init,
+                         py::handle bias_init) {
+                 return std::make_shared<L::StatelessGRU>(
+                     optional_int(in_size), out_size,
+                     L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});
+             }),
+             py::arg("in_size"), py::arg("out_size"), py::arg("init") = py::none(), py::arg("inner_init") = py::none(),
+             py::arg("bias_init") = py::none())
+        .def(
+            "__call__",
+            [](L::StatelessGRU& self, py::handle h, const Variable& x) {
+                return self.forward(to_variable_or_undefined(h), x);
+            },
+            py::arg("h"), py::arg("x"));
+}
+
+}  // namespace rensa::python::links_detail

@@ -1,0 +1,59 @@
+// rensa._core.links, models: Classifier (its loss and accuracy functions may be Python
+// callables) and the reference vision models.
+#include <pybind11/functional.h>
+
+#include <memory>
+#include <utility>
+
+#include "links/model/classifier.h"
+#include "links/model/vision/alexnet.h"
+#include "links/model/vision/googlenet.h"
+#include "links/model/vision/nin.h"
+#include "links/model/vision/resnet50.h"
+#include "links/model/vision/vgg16.h"
+#include "python/src/convert/variables.h"
+#include "python/src/links/links.h"
+
+namespace rensa::python::links_detail {
+namespace L = rensa::links;
+
+namespace {
+
+// A Python function for C++; the C++ default (null) when it is rensa's own `name`, which
+// then runs without Python in the loop.
+L::LossFunction loss_function(py::handle f, const char* name) {
+    if (f.is_none()) return nullptr;
+    py::object functions = py::module_::import("rensa._core.functions");
+    if (py::hasattr(functions, name) && f.is(functions.attr(name))) return nullptr;
+    return f.cast<L::LossFunction>();
+}
+
+}  // namespace
+
+void bind_model_links(py::module_& m) {
+    py::classh<L::Classifier, L::Chain>(m, "Classifier", py::dynamic_attr())
+        .def(py::init([](std::shared_ptr<L::Link> predictor, py::handle lossfun, py::handle accfun, int label_key) {
+                 return std::make_shared<L::Classifier>(std::move(predictor),
+                                                        loss_function(lossfun, "softmax_cross_entropy"),
+                                                        loss_function(accfun, "accuracy"), label_key);
+             }),
+             py::arg("predictor"), py::arg("lossfun") = py::none(), py::arg("accfun") = py::none(),
+             py::arg("label_key") = -1)
+        .def_readonly("predictor", &L::Classifier::predictor)
+        .def_readwrite("compute_accuracy", &L::Classifier::compute_accuracy)
+        .def_readwrite("label_key", &L::Classifier::label_key)
+        .def_property_readonly("y", [](const L::Classifier& self) { return variable_or_none(self.y); })
+        .def_property_readonly("loss", [](const L::Classifier& self) { return variable_or_none(self.loss); })
+        .def_property_readonly("accuracy", [](const L::Classifier& self) { return variable_or_none(self.accuracy); });
+
+    py::classh<L::VGG16, L::Chain>(m, "VGG16", py::dynamic_attr())
+        .def(py::init<int64_t>(), py::arg("class_labels") = 10);
+    py::classh<L::ResNet50, L::Chain>(m, "ResNet50", py::dynamic_attr())
+        .def(py::init<int64_t>(), py::arg("n_class") = 1000);
+    py::classh<L::GoogLeNet, L::Chain>(m, "GoogLeNet", py::dynamic_attr())
+        .def(py::init<int64_t>(), py::arg("n_class") = 1000);
+    py::classh<L::Alex, L::Chain>(m, "Alex", py::dynamic_attr()).def(py::init<int64_t>(), py::arg("n_class") = 1000);
+    py::classh<L::NIN, L::Chain>(m, "NIN", py::dynamic_attr()).def(py::init<int64_t>(), py::arg("n_class") = 1000);
+}
+
+}  // namespace rensa::python::links_detail

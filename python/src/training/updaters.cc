@@ -1,0 +1,165 @@
+// rensa._core.training.updaters: Updater, StandardUpdater (update_core overridable in Python).
+#include <utility>
+
+#include "python/src/gc_support.h"
+#include "python/src/training/data.h"
+#include "python/src/training/training.h"
+#include "training/updaters/standard_updater.h"
+
+namespace rensa::python {
+
+namespace {
+
+using training::Updater;
+using training::updaters::StandardUpdater;
+using training::updaters::StandardUpdaterOptions;
+using OptimizerPtr = std::shared_ptr<optimizers::Optimizer>;
+
+// What Python passed, for the converter / device / loss_func attributes.
+struct UpdaterPyArgs {
+    PyRef converter, device, loss_func;
+};
+
+// StandardUpdater with Python overrides of update_core and serialize (Chainer's custom
+// updaters: BPTT, GANs). Made for every StandardUpdater created from Python, so it also
+// keeps the Python arguments.
+class PyStandardUpdater : public StandardUpdater, public py::trampoline_self_life_support {
+public:
+    PyStandardUpdater(std::map<std::string, training::IteratorPtr> iterators, std::map<std::string, OptimizerPtr> opts,
+                      StandardUpdaterOptions options, UpdaterPyArgs args)
+        : StandardUpdater(std::move(iterators), std::move(opts), std::move(options)), args_{std::move(args)} {}
+
+    // Chainer's update() is update_core() plus the count; a Python override does both.
+    void update() override {
+        {
+            py::gil_scoped_acquire gil;
+            py::function f = py::get_override(static_cast<const StandardUpdater*>(this), "update");
+            if (f) {
+                f();
+                return;
+            }
+        }
+        StandardUpdater::update();
+    }
+    void update_core() override {
+        {
+            py::gil_scoped_acquire gil;
+            py::function f = py::get_override(static_cast<const StandardUpdater*>(this), "update_core");
+            if (f) {
+                f();
+                return;
+            }
+        }
+        StandardUpdater::update_core();
+    }
+    void serialize(const serializers::Serializer& serializer) override {
+        {
+            py::gil_scoped_acquire gil;
+            py::function f = py::get_override(static_cast<const StandardUpdater*>(this), "serialize");
+            if (f) {
+                serialize_python(f, serializer);  // See Note [Python loads in two passes]
+                return;
+            }
+        }
+        StandardUpdater::serialize(serializer);
+    }
+    void finalize() override {
+        {
+            py::gil_scoped_acquire gil;
+            py::function f = py::get_override(static_cast<const StandardUpdater*>(this), "finalize");
+            if (f) {
+                f();
+                return;
+            }
+        }
+        StandardUpdater::finalize();
+    }
+
+    void base_update_core() { StandardUpdater::update_core(); }
+    void set_iteration(int64_t iteration) { iteration_ = iteration; }
+    const UpdaterPyArgs& args() const { return args_; }
+
+private:
+    UpdaterPyArgs args_;
+};
+
+OptimizerPtr optimizer_from_python(py::handle obj) { return obj.cast<OptimizerPtr>(); }
+
+PyStandardUpdater& py_updater(StandardUpdater& self) {
+    auto* p = dynamic_cast<PyStandardUpdater*>(&self);
+    if (p == nullptr) throw py::type_error("StandardUpdater: not created from Python");
+    return *p;
+}
+
+}  // namespace
+
+void bind_training_updaters(py::module_& t) {
+    py::module_ m = t.def_submodule("updaters", "chainer.training.updaters");
+
+    // Holds Python objects through C++ (See Note [Garbage collection through C++]).
+    py::classh<Updater>(t, "Updater", "chainer.training.Updater (bound C++ updaters)",
+                        py::custom_type_setup(&gc_support::enable_gc))
+        .def("update", &Updater::update, py::call_guard<py::gil_scoped_release>())
+        .def("get_optimizer", &Updater::get_optimizer, py::arg("name"), py::return_value_policy::reference_internal)
+        .def("get_all_optimizers", &Updater::get_all_optimizers)
+        .def(
+            "get_iterator",
+            [](Updater& self, const std::string& name) {
+                return py::cast(&self.get_iterator(name), py::return_value_policy::reference);
+            },
+            py::arg("name"))
+        .def("finalize", &Updater::finalize)
+        .def("connect_trainer", &Updater::connect_trainer, py::arg("trainer"))
+        .def_property_readonly("iteration", &Updater::iteration)
+        .def_property_readonly("epoch", &Updater::epoch)
+        .def_property_readonly("epoch_detail", &Updater::epoch_detail)
+        .def_property_readonly("previous_epoch_detail", &Updater::previous_epoch_detail)
+        .def_property_readonly("is_new_epoch", &Updater::is_new_epoch)
+        .def("serialize", &Updater::serialize, py::arg("serializer"));
+
+    py::classh<StandardUpdater, Updater, PyStandardUpdater>(m, "StandardUpdater",
+                                                            "chainer.training.updaters.StandardUpdater")
+        .def(py::init([](py::object iterator, py::object optimizer, py::object converter, py::object device,
+                         py::object loss_func, py::object loss_scale, bool auto_new_epoch) {
+                 StandardUpdaterOptions options;
+                 options.converter = converter_from_python(converter);
+                 options.device = optional_device_from_python(device);
+                 options.auto_new_epoch = auto_new_epoch;
+                 if (!loss_func.is_none()) {
+                     PyRef fn = make_py_ref(loss_func);
+                     options.loss_func = [fn](const std::vector<Variable>& inputs) {
+                         py::gil_scoped_acquire gil;
+                         py::tuple args(inputs.size());
+                         for (size_t i = 0; i < inputs.size(); ++i) args[i] = py::cast(inputs[i]);
+                         return to_variable((*fn)(*args));
+                     };
+                 }
+                 auto iterators = named<training::IteratorPtr>(iterator, &iterator_from_python);
+                 auto optimizers = named<OptimizerPtr>(optimizer, &optimizer_from_python);
+                 if (!loss_scale.is_none()) {
+                     for (auto& [name, opt] : optimizers) opt->loss_scaling(1000, loss_scale.cast<double>());
+                 }
+                 UpdaterPyArgs args{make_py_ref(converter), make_py_ref(device), make_py_ref(loss_func)};
+                 return std::make_shared<PyStandardUpdater>(std::move(iterators), std::move(optimizers),
+                                                            std::move(options), std::move(args));
+             }),
+             py::arg("iterator"), py::arg("optimizer"), py::arg("converter") = py::none(),
+             py::arg("device") = py::none(), py::arg("loss_func") = py::none(), py::arg("loss_scale") = py::none(),
+             py::arg("auto_new_epoch") = true)
+        .def(
+            "update_core", [](StandardUpdater& self) { py_updater(self).base_update_core(); },
+            py::call_guard<py::gil_scoped_release>())
+        .def_property("iteration", &StandardUpdater::iteration,
+                      [](StandardUpdater& self, int64_t iteration) { py_updater(self).set_iteration(iteration); })
+        .def_property_readonly("converter",
+                               [](StandardUpdater& self) -> py::object {
+                                   const py::object& c = *py_updater(self).args().converter;
+                                   if (!c.is_none()) return c;
+                                   return py::module_::import("rensa.dataset").attr("concat_examples");
+                               })
+        .def_property_readonly("device", [](StandardUpdater& self) { return *py_updater(self).args().device; })
+        .def_property_readonly("loss_func", [](StandardUpdater& self) { return *py_updater(self).args().loss_func; })
+        .def_property_readonly("auto_new_epoch", [](StandardUpdater& self) { return self.options().auto_new_epoch; });
+}
+
+}  // namespace rensa::python
