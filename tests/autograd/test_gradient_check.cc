@@ -126,3 +126,58 @@ TEST_CASE("gradient_check: integer inputs are constants", "[autograd]") {
         check_backward(f, {Array::from_vector<double>({1.5, 2.5}, {2}), Array::from_vector<int32_t>({3, 4}, {2})},
                        {ops::ones({2}, Dtype::kFloat64)}));
 }
+
+TEST_CASE("gradient_check: no_grads leaves inputs out of the check", "[autograd]") {
+    seed(6);
+    const Array x = Array::from_vector<double>({0.5, -1.0, 2.0}, {3});
+    const Array c = Array::from_vector<double>({1.5, 0.5, -0.5}, {3});
+    const Array gy = Array::from_vector<double>({1.0, -2.0, 0.5}, {3});
+    // Right for x, wrong for the constant c: the check passes only when c is left out.
+    const VariableFunction f = [](const std::vector<Variable>& xs) {
+        const Variable c_wrong(xs[1].array(), false);  // no gradient reaches c
+        return std::vector<Variable>{xs[0] * c_wrong + xs[1] * 0.0 + c_wrong * c_wrong};
+    };
+    CHECK_NOTHROW(check_backward(f, {x, c}, {gy}, {.no_grads = {false, true}}));
+    CHECK_THROWS_AS(check_backward(f, {x, c}, {gy}), GradientCheckError);
+    CHECK_THROWS_AS(check_backward(f, {x, c}, {gy}, {.no_grads = {false}}), ValueError);
+}
+
+TEST_CASE("gradient_check: params are checked, restored, and keep their grads", "[autograd]") {
+    seed(7);
+    const Array x = Array::from_vector<double>({0.5, -1.0, 2.0, 0.3}, {2, 2});
+    const Variable w(Array::from_vector<double>({1.0, -0.5, 0.25, 2.0}, {2, 2}));
+    const Array gy = Array::from_vector<double>({1.0, 0.5, -1.0, 2.0}, {2, 2});
+    const VariableFunction right = [&w](const std::vector<Variable>& xs) { return std::vector<Variable>{xs[0] * w}; };
+    CHECK_NOTHROW(check_backward(right, {x}, {gy}, {.params = {w}}));
+    REQUIRE(w.grad().defined());
+    check_allclose(w.array(), {1.0, -0.5, 0.25, 2.0}, {2, 2}, {0, 0});  // put back
+    // A backward that forgets w: wrong only when w is checked.
+    const VariableFunction detached = [&w](const std::vector<Variable>& xs) {
+        return std::vector<Variable>{xs[0] * Variable(w.array(), false)};
+    };
+    CHECK_NOTHROW(check_backward(detached, {x}, {gy}));
+    CHECK_THROWS_AS(check_backward(detached, {x}, {gy}, {.params = {w}}), GradientCheckError);
+    check_allclose(w.array(), {1.0, -0.5, 0.25, 2.0}, {2, 2}, {0, 0});
+    // Second order through a param: the derivatives of the first-order grads (gy w^2 for x,
+    // 2 gy x w for w) along w are checked too.
+    const Array ggx = Array::from_vector<double>({0.3, -0.7, 1.1, 0.2}, {2, 2});
+    const Array ggw = Array::from_vector<double>({-0.4, 0.9, 0.6, -1.3}, {2, 2});
+    const VariableFunction square_w = [&w](const std::vector<Variable>& xs) {
+        return std::vector<Variable>{xs[0] * w * w};
+    };
+    CHECK_NOTHROW(check_double_backward(square_w, {x}, {gy}, {ggx, ggw}, {.atol = 1e-5, .rtol = 1e-4, .params = {w}}));
+}
+
+TEST_CASE("gradient_check: an undefined grad output leaves its output out", "[autograd]") {
+    seed(8);
+    const Array x = Array::from_vector<double>({0.5, -1.0}, {2});
+    // The second output's backward is wrong; it is not checked without a grad output.
+    const VariableFunction f = [](const std::vector<Variable>& xs) {
+        return std::vector<Variable>{xs[0] * xs[0], std::make_shared<ScaledSquare>(1.5)->apply(xs)[0]};
+    };
+    const Array gy = ops::ones({2}, Dtype::kFloat64);
+    CHECK_NOTHROW(check_backward(f, {x}, {gy, Array{}}));
+    CHECK_THROWS_AS(check_backward(f, {x}, {gy, gy}), GradientCheckError);
+    const auto g = [](const std::vector<Array>& xs) { return std::vector<Array>{ops::square(xs[0]), xs[0]}; };
+    check_allclose(numerical_grad(g, {x}, {gy, Array{}}, 1e-4)[0], {1.0, -2.0}, {2}, {1e-7, 1e-7});
+}

@@ -8,4 +8,5 @@ void bind_variable(py::module_& m);                 // variable.cc: Variable
 void bind_variable_ops(py::class_<Variable>& cls);  // variable_ops.cc: operators, views
 void bind_backprop(py::module_& m);                 // backprop.cc: backward, grad, modes, config
 void bind_hooks_and_graph(py::module_& m);          // hooks.cc: function hooks, computational graph
+void bind_gradient_check(py::module_& m);           // gradient_check.cc: submodule "gradient_check"
 }  // namespace rensa::python

@@ -1,4 +1,4 @@
-// rensa._core: autograd (Variable, FunctionNode, backward, grad, modes, hooks).
+// rensa._core: autograd (Variable, FunctionNode, backward, grad, modes, hooks, gradient checks).
 #include "python/src/autograd/autograd.h"
 
 namespace rensa::python {
@@ -7,5 +7,6 @@ void bind_autograd(py::module_& m) {
     bind_variable(m);
     bind_backprop(m);
     bind_hooks_and_graph(m);
+    bind_gradient_check(m);
 }
 }  // namespace rensa::python
