@@ -1,8 +1,5 @@
-// rensa._core.functions, activation family (functions/activation.h), and Chainer's relu6
-// and crelu composed of C++ functions.
+// rensa._core.functions, activation family (functions/activation.h).
 #include "functions/activation.h"
-#include "functions/array.h"
-#include "functions/math.h"
 #include "python/src/functions/functions.h"
 
 namespace rensa::python::functions_bind {
@@ -24,15 +21,8 @@ void bind_activation(py::module_& f) {
     f.def("prelu", &F::prelu, py::arg("x"), py::arg("W"));
     f.def("maxout", &F::maxout, py::arg("x"), py::arg("pool_size"), py::arg("axis") = 1);
     f.def("lstm", &F::lstm, py::arg("c_prev"), py::arg("x"));
-    // Chainer's relu6 and crelu, composed of C++ functions.
-    f.def(
-        "relu6", [](const Variable& x) { return F::clipped_relu(x, 6.0); }, py::arg("x"));
-    f.def(
-        "crelu",
-        [](const Variable& x, int axis) {
-            return F::concat({F::relu(x), F::relu(F::neg(x))}, axis);
-        },
-        py::arg("x"), py::arg("axis") = 1);
+    f.def("relu6", &F::relu6, py::arg("x"));
+    f.def("crelu", &F::crelu, py::arg("x"), py::arg("axis") = 1);
 }
 
 }  // namespace rensa::python::functions_bind

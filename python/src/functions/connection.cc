@@ -1,7 +1,7 @@
-// rensa.functions, connection family: linear, convolutions, deconvolutions, embed_id,
-// bilinear, and the n-step RNNs (n_step_lstm, n_step_bilstm, n_step_gru, n_step_bigru,
-// n_step_rnn, n_step_birnn: ws / bs are lists of lists of Variables (or arrays), xs a list of
-// sequences; ys comes back as a list).
+// rensa.functions, connection family: linear, convolutions (dilated_convolution_2d too),
+// deconvolutions, embed_id, bilinear, and the n-step RNNs (n_step_lstm, n_step_bilstm,
+// n_step_gru, n_step_bigru, n_step_rnn, n_step_birnn: ws / bs are lists of lists of Variables
+// (or arrays), xs a list of sequences; ys comes back as a list).
 #include <string>
 #include <tuple>
 #include <utility>
@@ -119,6 +119,19 @@ void bind_connection(py::module_& f) {
         },
         py::arg("x"), py::arg("W"), py::arg("b") = py::none(), py::arg("n_batch_axes") = 1, Release());
     bind_convolutions(f);
+    f.def(
+        "dilated_convolution_2d",
+        [](const Variable& x, const Variable& W, const std::optional<Variable>& b, const Ints& stride, const Ints& pad,
+           const Ints& dilate, bool cover_all) {
+            return F::dilated_convolution_2d(x, W, to_variable_or_undefined(b),
+                                             {.stride = to_int_or_tuple(stride),
+                                              .pad = to_int_or_tuple(pad),
+                                              .dilate = to_int_or_tuple(dilate),
+                                              .cover_all = cover_all});
+        },
+        py::arg("x"), py::arg("W"), py::arg("b") = py::none(), py::arg("stride") = 1, py::arg("pad") = 0,
+        py::arg("dilate") = 1, py::arg("cover_all") = false, Release(),
+        "Chainer's dilated_convolution_2d: convolution_2d with a dilation.");
     f.def("embed_id", &F::embed_id, py::arg("x"), py::arg("W"), py::arg("ignore_label") = py::none(), Release());
     f.def(
         "bilinear",

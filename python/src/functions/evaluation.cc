@@ -1,5 +1,7 @@
 // rensa.functions: accuracy, binary_accuracy, classification_summary, precision, recall,
-// fbeta_score, f1_score. The summaries return tuples of Variables, as in Chainer.
+// fbeta_score, f1_score, r2_score. The summaries return tuples of Variables, as in Chainer.
+#include <string>
+
 #include "python/src/functions/functions.h"
 
 namespace rensa::python::functions_bind {
@@ -8,6 +10,18 @@ using Release = py::call_guard<py::gil_scoped_release>;
 }  // namespace
 
 void bind_evaluation(py::module_& f) {
+    f.def(
+        "r2_score",
+        [](const Variable& pred, const Variable& true_values, py::handle sample_weight,
+           const std::string& multioutput) {
+            const Variable weight = to_variable_or_undefined(sample_weight);
+            py::gil_scoped_release no_gil;
+            return F::r2_score(pred, true_values, weight, multioutput);
+        },
+        py::arg("pred"), py::arg("true"), py::arg("sample_weight") = py::none(),
+        py::arg("multioutput") = "uniform_average",
+        "Chainer's r2_score: 1 - SS_res / SS_tot per output column (axis 0 is the sample axis).\n\n"
+        "multioutput 'uniform_average' (a 0-d result) or 'raw_values'. Not differentiable.");
     f.def("accuracy", &F::accuracy, py::arg("y"), py::arg("t"), py::arg("ignore_label") = py::none(), Release());
     f.def("binary_accuracy", &F::binary_accuracy, py::arg("y"), py::arg("t"), Release());
     f.def("classification_summary", &F::classification_summary, py::arg("y"), py::arg("t"),

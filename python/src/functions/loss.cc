@@ -1,5 +1,5 @@
-// rensa.functions: the loss functions. Labels are integer Variables or arrays (an int32
-// numpy array converts like any other array).
+// rensa.functions: the loss functions (squared_error and absolute_error included). Labels are
+// integer Variables or arrays (an int32 numpy array converts like any other array).
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,6 +71,10 @@ void bind_regression(py::module_& f) {
 }  // namespace
 
 void bind_loss(py::module_& f) {
+    f.def("squared_error", &F::squared_error, py::arg("x0"), py::arg("x1"), Release(),
+          "Elementwise squared error (x0 - x1) ** 2 (Chainer's F.squared_error).");
+    f.def("absolute_error", &F::absolute_error, py::arg("x0"), py::arg("x1"), Release(),
+          "Elementwise absolute error |x0 - x1| (Chainer's F.absolute_error).");
     f.def("softmax_cross_entropy", &softmax_cross_entropy, py::arg("x"), py::arg("t"), py::arg("normalize") = true,
           py::arg("cache_score") = true, py::arg("class_weight") = py::none(), py::arg("ignore_label") = -1,
           py::arg("reduce") = "mean", py::arg("enable_double_backprop") = false);

@@ -11,24 +11,9 @@
 namespace rensa::python::functions_bind {
 namespace {
 
-// Chainer's average(x, axis=None, weights=None, keepdims=False), also bound as mean:
-// weights has x's shape without an axis, or is 1-D along the one given axis.
+// Chainer's average(x, axis=None, weights=None, keepdims=False), also bound as mean.
 Variable average(const Variable& x, py::handle axis, py::handle weights, bool keepdims) {
-    const std::optional<Axes> axes = to_axes(axis, "average");
-    if (weights.is_none()) {
-        return F::mean(x, axes, keepdims);
-    }
-    const Variable w = to_variable(weights);
-    if (!axes) {
-        RENSA_CHECK(w.shape() == x.shape(), DimensionError, "average: weights of shape ", w.shape(),
-                    " must have x's shape ", x.shape(), " when axis is None");
-        return F::sum(x * w, std::nullopt, keepdims) / F::sum(w);
-    }
-    RENSA_CHECK(axes->size() == 1 && w.ndim() == 1, DimensionError,
-                "average: with weights, axis must be one axis and weights 1-D, got axis ", *axes,
-                " and weights of shape ", w.shape());
-    const int a = normalize_axis((*axes)[0], x.ndim(), "average");
-    return F::sum(F::scale(x, w, a), Axes{a}, keepdims) / F::sum(w);
+    return F::average(x, to_axes(axis, "average"), to_variable_or_undefined(weights), keepdims);
 }
 
 void bind_reductions(py::module_& f) {
@@ -82,10 +67,6 @@ void bind_elementwise(py::module_& f) {
     f.def("maximum", &F::maximum, py::arg("x1"), py::arg("x2"));
     f.def("minimum", &F::minimum, py::arg("x1"), py::arg("x2"));
     f.def("squared_difference", &F::squared_difference, py::arg("x1"), py::arg("x2"));
-    f.def("squared_error", &F::squared_difference, py::arg("x0"), py::arg("x1"));
-    f.def(
-        "absolute_error", [](const Variable& x0, const Variable& x1) { return F::absolute(x0 - x1); }, py::arg("x0"),
-        py::arg("x1"));
     // Squared L2 norm of each row of x reshaped to (batch, -1).
     f.def(
         "batch_l2_norm_squared",

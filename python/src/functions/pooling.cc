@@ -1,6 +1,7 @@
-// rensa.functions: max / average pooling (1-d to 3-d), unpooling_2d and upsampling_2d.
-// stride=None means ksize, as in Chainer; return_indices=True also returns the argmax
-// indexes (a numpy array) that upsampling_2d takes.
+// rensa.functions: max / average pooling (1-d to 3-d), unpooling_2d, upsampling_2d and
+// spatial_pyramid_pooling_2d. stride=None means ksize, as in Chainer; return_indices=True
+// also returns the argmax indexes (a numpy array) that upsampling_2d takes.
+#include <string>
 #include <utility>
 
 #include "core/error.h"
@@ -85,6 +86,14 @@ void bind_max_pooling(py::module_& f) {
 
 void bind_pooling(py::module_& f) {
     bind_max_pooling(f);
+    f.def(
+        "spatial_pyramid_pooling_2d",
+        [](const Variable& x, int64_t pyramid_height, const std::string& pooling) {
+            return F::spatial_pyramid_pooling_2d(x, pyramid_height, pooling);
+        },
+        py::arg("x"), py::arg("pyramid_height"), py::arg("pooling") = "max", Release(),
+        "Chainer's spatial pyramid pooling: level l pools x into 2**l x 2**l bins.\n\n"
+        "Returns (n, c * sum_l 4**l, 1, 1), the levels concatenated along axis 1.");
     f.def("average_pooling_2d", &average_pooling<2>, py::arg("x"), py::arg("ksize"), py::arg("stride") = py::none(),
           py::arg("pad") = 0, py::arg("pad_value") = 0.0, Release());
     f.def("average_pooling_nd", &average_pooling<0>, py::arg("x"), py::arg("ksize"), py::arg("stride") = py::none(),
