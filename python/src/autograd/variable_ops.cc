@@ -124,10 +124,7 @@ void bind_methods(py::class_<Variable>& cls) {
             py::arg("device"))
         .def("to_cpu", [](const Variable& v) { v.to_device(Device::native()); })
         .def(
-            "to_gpu",
-            [](const Variable& v, const py::handle& device) {
-                v.to_device(device.is_none() ? Device::cuda(0) : to_device(device));
-            },
+            "to_gpu", [](const Variable& v, const py::handle& device) { v.to_device(to_gpu_device(device)); },
             py::arg("device") = py::none())
         .def(
             "copydata", [](const Variable& v, const Variable& src) { v.array().assign(src.array()); }, py::arg("var"))

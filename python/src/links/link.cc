@@ -224,7 +224,7 @@ void bind_link(py::module_& m) {
             "to_gpu",
             [](py::object self, py::handle device) {
 #if RENSA_PY_WITH_CUDA
-                Device d = device.is_none() ? Device::cuda(0) : to_device(device);
+                Device d = to_gpu_device(device);
                 self.cast<L::Link&>().to_device(d);
                 return self;
 #else

@@ -75,7 +75,7 @@ training::Example concat_per_position(const std::vector<training::Example>& batc
 py::object concat_examples_py(const py::sequence& batch, const py::object& device, const py::object& padding) {
     RENSA_CHECK(py::len(batch) > 0, ValueError, "concat_examples: the batch is empty");
     const std::vector<training::Example> examples = examples_from_python(batch);
-    const std::optional<Device> dev = optional_device_from_python(device);
+    const std::optional<Device> dev = to_optional_device(device);
     training::Example result;
     if (py::isinstance<py::tuple>(padding) || py::isinstance<py::list>(padding)) {
         result = concat_per_position(examples, dev, py::tuple(padding));
@@ -127,7 +127,7 @@ void bind_convert(py::module_& dataset) {
     dataset.def("_apply_converter", [](py::handle converter, const py::sequence& batch, const py::object& device) {
         const training::Converter fn = converter_from_python(converter);
         const std::vector<training::Example> examples = examples_from_python(batch);
-        const std::optional<Device> dev = optional_device_from_python(device);
+        const std::optional<Device> dev = to_optional_device(device);
         training::Example result;
         {
             py::gil_scoped_release release;
@@ -184,11 +184,6 @@ training::Example example_from_python(py::handle obj) {
         example.values.push_back(data_detail::value_from_python(obj));
     }
     return example;
-}
-
-std::optional<Device> optional_device_from_python(py::handle obj) {
-    if (obj.is_none()) return std::nullopt;
-    return to_device(obj);
 }
 
 training::Converter converter_from_python(py::handle obj) {

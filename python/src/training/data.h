@@ -53,7 +53,4 @@ py::object iterator_to_python(const training::IteratorPtr& iterator);
 // arrays_from_python.
 training::Converter converter_from_python(py::handle obj);
 
-// Chainer's device argument of converters: None -> nullopt; else to_device(obj).
-std::optional<Device> optional_device_from_python(py::handle obj);
-
 }  // namespace rensa::python

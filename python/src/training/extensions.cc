@@ -147,7 +147,7 @@ void bind_training_extensions(py::module_& t) {
                          py::object eval_hook, py::object eval_func) {
                  ext::EvaluatorOptions o;
                  o.converter = converter_from_python(converter);
-                 o.device = optional_device_from_python(device);
+                 o.device = to_optional_device(device);
                  if (!eval_func.is_none()) {
                      PyRef fn = make_py_ref(eval_func);
                      o.eval_func = [fn](const std::vector<Variable>& inputs) {

@@ -123,7 +123,7 @@ void bind_training_updaters(py::module_& t) {
                          py::object loss_func, py::object loss_scale, bool auto_new_epoch) {
                  StandardUpdaterOptions options;
                  options.converter = converter_from_python(converter);
-                 options.device = optional_device_from_python(device);
+                 options.device = to_optional_device(device);
                  options.auto_new_epoch = auto_new_epoch;
                  if (!loss_func.is_none()) {
                      PyRef fn = make_py_ref(loss_func);
