@@ -152,7 +152,7 @@ def test_check_double_backward(name, rng):
                                          eps=1e-4, atol=1e-5, rtol=1e-4)
 
 
-# Chainer math functions written in Python (rensa/functions/_a.py): forward vs numpy,
+# Chainer math functions that were Python until issue 21 (now C++): forward vs numpy,
 # backward and double backward by gradient checks.
 PYTHON_LEVEL = {
     'expm1': (lambda x: F.expm1(x), numpy.expm1, [lambda r: r.uniform(-1, 1, (2, 3))]),

@@ -389,7 +389,7 @@ def test_normalize():
     close(F.normalize(x, eps=0.5, axis=0), x / (np.sqrt((x ** 2).sum(axis=0, keepdims=True)) + 0.5), 1e-5)
 
 
-# --- Python-level functions (rensa/functions/_b.py) -------------------------------------
+# --- Functions that were Python until issue 21 (now C++) -------------------------------------
 
 def test_dilated_convolution_2d():
     x, W, b = rand(1, 2, 7, 7), rand(3, 2, 3, 3), rand(3)

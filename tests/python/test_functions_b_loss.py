@@ -257,7 +257,7 @@ def test_labels_as_variables():
     assert yv.grad.shape == (4, 3)
 
 
-# --- Python-level functions (rensa/functions/_b.py) -------------------------------------
+# --- Functions that were Python until issue 21 (now C++) -------------------------------------
 
 def test_elementwise_errors():
     x0, x1 = rand(2, 3), rand(2, 3)

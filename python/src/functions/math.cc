@@ -63,6 +63,17 @@ void bind_elementwise(py::module_& f) {
     f.def("sinh", &F::sinh, py::arg("x"));
     f.def("cosh", &F::cosh, py::arg("x"));
     f.def("erf", &F::erf, py::arg("x"));
+    f.def("expm1", &F::expm1, py::arg("x"));
+    f.def("arcsin", &F::arcsin, py::arg("x"));
+    f.def("arccos", &F::arccos, py::arg("x"));
+    f.def("erfc", &F::erfc, py::arg("x"));
+    f.def("ndtr", &F::ndtr, py::arg("x"));
+    f.def("arctan2", &F::arctan2, py::arg("x1"), py::arg("x2"));
+    f.def("fmod", &F::fmod, py::arg("x"), py::arg("divisor"));
+    f.def("floor", &F::floor, py::arg("x"));
+    f.def("ceil", &F::ceil, py::arg("x"));
+    f.def("fix", &F::fix, py::arg("x"));
+    f.def("sign", &F::sign, py::arg("x"));
     f.def("clip", &F::clip, py::arg("x"), py::arg("x_min"), py::arg("x_max"));
     f.def("maximum", &F::maximum, py::arg("x1"), py::arg("x2"));
     f.def("minimum", &F::minimum, py::arg("x1"), py::arg("x2"));
