@@ -90,6 +90,8 @@ using rensa::sum;
 [[nodiscard]] Variable minimum(const Variable& x1, const Variable& x2);
 // (x1 - x2)^2; x1 and x2 must have one shape (DimensionError).
 [[nodiscard]] Variable squared_difference(const Variable& x1, const Variable& x2);
+// The squared L2 norm of each sample: sum(x.reshape(len(x), -1) ** 2, axis=1).
+[[nodiscard]] Variable batch_l2_norm_squared(const Variable& x);
 // p * x + (1 - p) * y; all three of one shape and dtype.
 [[nodiscard]] Variable linear_interpolate(const Variable& p, const Variable& x, const Variable& y);
 // New Variables over the same arrays (aliased); gradients pass through unchanged.

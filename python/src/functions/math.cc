@@ -78,15 +78,7 @@ void bind_elementwise(py::module_& f) {
     f.def("maximum", &F::maximum, py::arg("x1"), py::arg("x2"));
     f.def("minimum", &F::minimum, py::arg("x1"), py::arg("x2"));
     f.def("squared_difference", &F::squared_difference, py::arg("x1"), py::arg("x2"));
-    // Squared L2 norm of each row of x reshaped to (batch, -1).
-    f.def(
-        "batch_l2_norm_squared",
-        [](const Variable& x) {
-            RENSA_CHECK(x.ndim() >= 1, DimensionError, "batch_l2_norm_squared: x must have a batch axis, got shape ",
-                        x.shape());
-            return F::sum(F::square(F::reshape(x, Shape{x.shape()[0], -1})), Axes{1});
-        },
-        py::arg("x"));
+    f.def("batch_l2_norm_squared", &F::batch_l2_norm_squared, py::arg("x"));
     f.def("linear_interpolate", &F::linear_interpolate, py::arg("p"), py::arg("x"), py::arg("y"));
     f.def("bias", &F::bias, py::arg("x"), py::arg("y"), py::arg("axis") = 1);
     f.def("scale", &F::scale, py::arg("x"), py::arg("y"), py::arg("axis") = 1);

@@ -111,3 +111,24 @@ TEST_CASE("math: bias and scale", "[functions][math]") {
     CHECK_THROWS_AS(F::scale(x, Variable(ops::zeros({3, 4})), 2), DimensionError);
     CHECK_THROWS_AS(F::scale(x, Variable(ops::zeros({3}, Dtype::kFloat64))), DtypeError);
 }
+
+TEST_CASE("math: batch_l2_norm_squared", "[functions][math]") {
+    for (const Shape& shape : {Shape{3, 4}, Shape{2, 3, 2}, Shape{4}}) {
+        check_function({
+            .name = "batch_l2_norm_squared",
+            .inputs = {{.shape = shape}},
+            .func = [](const Vars& xs) { return Vars{F::batch_l2_norm_squared(xs[0])}; },
+            .reference =
+                [](const Arrays& xs) {
+                    const std::vector<double> a = to_doubles(xs[0]);
+                    const int64_t n = xs[0].shape()[0], per = static_cast<int64_t>(a.size()) / n;
+                    std::vector<double> out(static_cast<size_t>(n), 0.0);
+                    for (size_t i = 0; i < a.size(); ++i) out[i / static_cast<size_t>(per)] += a[i] * a[i];
+                    return Arrays{f64(out, Shape{n})};
+                },
+        });
+    }
+    CHECK_THROWS_WITH(F::batch_l2_norm_squared(Variable(ops::zeros({}))),
+                      Catch::Contains("batch_l2_norm_squared: Expect: x.ndim >= 1"));
+    CHECK_THROWS_AS(F::batch_l2_norm_squared(Variable(ops::zeros({2}, Dtype::kInt32))), DtypeError);
+}
