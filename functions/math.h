@@ -72,6 +72,8 @@ using rensa::sum;
 [[nodiscard]] Variable erf(const Variable& x);
 [[nodiscard]] Variable erfc(const Variable& x);  // 1 - erf(x), accurate for large x
 [[nodiscard]] Variable ndtr(const Variable& x);  // the standard normal CDF
+// exp(x^2) * erfc(x), the scaled complementary error function.
+[[nodiscard]] Variable erfcx(const Variable& x);
 // arctan(x1 / x2) in the quadrant of (x2, x1), and the remainder with x's sign (numpy.fmod);
 // both broadcast, one float dtype.
 [[nodiscard]] Variable arctan2(const Variable& x1, const Variable& x2);

@@ -93,6 +93,8 @@ const UnarySpec kErfc{UnaryOp::kErfc, "Erfc", [](V x, V, V gy) { return gy * inv
                       true, false};
 const UnarySpec kNdtr{UnaryOp::kNdtr, "Ndtr",
                       [](V x, V, V gy) { return gy * (inv_sqrtpi / sqrt2) * exp(square(x) * -0.5); }, true, false};
+const UnarySpec kErfcx{UnaryOp::kErfcx, "Erfcx", [](V x, V y, V gy) { return gy * (2.0 * x * y - 2.0 * inv_sqrtpi); },
+                       true, true};
 
 }  // namespace
 
@@ -117,6 +119,7 @@ Variable sigmoid(const Variable& x) { return unary(kSigmoid, x); }
 Variable erf(const Variable& x) { return unary(kErf, x); }
 Variable erfc(const Variable& x) { return unary(kErfc, x); }
 Variable ndtr(const Variable& x) { return unary(kNdtr, x); }
+Variable erfcx(const Variable& x) { return unary(kErfcx, x); }
 
 Variable floor(const Variable& x) { return rounding(UnaryOp::kFloor, x); }
 Variable ceil(const Variable& x) { return rounding(UnaryOp::kCeil, x); }

@@ -66,6 +66,12 @@ inline const std::vector<UnaryTestRow>& unary_test_rows() {
         {UnaryOp::kErf, [](double x) { return std::erf(x); }, -1.5, 1.5, F::erf},
         {UnaryOp::kErfc, [](double x) { return std::erfc(x); }, -1.5, 1.5, F::erfc},
         {UnaryOp::kNdtr, [](double x) { return 0.5 * std::erfc(-x / sqrt2); }, -2.0, 2.0, F::ndtr},
+        {UnaryOp::kErfcx,
+         [](double x) {
+             const long double v = x;  // exp(x^2) fits long double's range where double's ends
+             return static_cast<double>(std::exp(v * v) * std::erfc(v));
+         },
+         -2.0, 30.0, F::erfcx},
         {UnaryOp::kLogicalNot, [](double x) { return double(x == 0); }},
         {UnaryOp::kIsnan, [](double x) { return double(std::isnan(x)); }},
         {UnaryOp::kIsinf, [](double x) { return double(std::isinf(x)); }},

@@ -68,6 +68,7 @@ void bind_elementwise(py::module_& f) {
     f.def("arccos", &F::arccos, py::arg("x"));
     f.def("erfc", &F::erfc, py::arg("x"));
     f.def("ndtr", &F::ndtr, py::arg("x"));
+    f.def("erfcx", &F::erfcx, py::arg("x"));
     f.def("arctan2", &F::arctan2, py::arg("x1"), py::arg("x2"));
     f.def("fmod", &F::fmod, py::arg("x"), py::arg("divisor"));
     f.def("floor", &F::floor, py::arg("x"));
