@@ -177,7 +177,25 @@ enum class UpdateOp : uint8_t {
     kSubMul,  // dst = c - a * b
 };
 // The number of operands (1 to 3) of `op`.
-int update_op_arity(UpdateOp op);
+constexpr int update_op_arity(UpdateOp op) {
+    switch (op) {
+        case UpdateOp::kCopy:
+        case UpdateOp::kSqrt:
+            return 1;
+        case UpdateOp::kAdd:
+        case UpdateOp::kSub:
+        case UpdateOp::kMul:
+        case UpdateOp::kDiv:
+        case UpdateOp::kMin:
+        case UpdateOp::kMax:
+            return 2;
+        case UpdateOp::kMulAdd:
+        case UpdateOp::kMulSub:
+        case UpdateOp::kSubMul:
+            return 3;
+    }
+    return 0;  // an op outside the enum (a cast from a bad byte)
+}
 
 inline constexpr int kUpdateMaxStates = 3;
 inline constexpr int kUpdateMaxTemps = 6;
@@ -196,14 +214,20 @@ struct UpdateInstruction {
     uint8_t dst = kUpdateTemp0, a = 0, b = 0, c = 0;
 };
 
+struct FusedUpdateArgs;
+
 // A rule's formula; `name` and `state_names` only name things in error messages. Built and
-// checked by ops::make_update_program (core/ops/update_program.h).
+// checked by ops::make_update_program (core/ops/update_program.h). `host`, when set, is the
+// same code compiled for the CPU as one fused loop (core/ops/update_host.h, Note [Programs
+// compiled for the host]): the native backend runs it on elements [begin, end) of the update
+// instead of interpreting `code`, with the same results.
 struct UpdateProgram {
     std::string name;
     std::vector<std::string> state_names;  // n_states = state_names.size()
     int n_scalars = 0;
     int size = 0;
     std::array<UpdateInstruction, kUpdateMaxInstructions> code{};
+    void (*host)(const FusedUpdateArgs& args, int64_t begin, int64_t end) = nullptr;
     int n_states() const { return static_cast<int>(state_names.size()); }
 };
 

@@ -31,21 +31,21 @@ namespace {
 // msdx = rho * msdx + (1 - rho) * dx^2; param -= dx
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t msg = state(0), msdx = state(1), t0 = temp(0), t1 = temp(1);
-    const uint8_t rho = scalar(0), one_minus_rho = scalar(1), eps = scalar(2);
-    static const auto p = ops::make_update_program("ada_delta", {"msg", "msdx"}, 3,
-                                                   {{UpdateOp::kMul, t0, one_minus_rho, kGrad},
-                                                    {UpdateOp::kMul, t0, t0, kGrad},
-                                                    {UpdateOp::kMulAdd, msg, rho, msg, t0},
-                                                    {UpdateOp::kAdd, t0, msdx, eps},
-                                                    {UpdateOp::kAdd, t1, msg, eps},
-                                                    {UpdateOp::kDiv, t0, t0, t1},
-                                                    {UpdateOp::kSqrt, t0, t0},
-                                                    {UpdateOp::kMul, t0, t0, kGrad},  // dx
-                                                    {UpdateOp::kMul, t1, one_minus_rho, t0},
-                                                    {UpdateOp::kMul, t1, t1, t0},
-                                                    {UpdateOp::kMulAdd, msdx, rho, msdx, t1},
-                                                    {UpdateOp::kSub, kParam, kParam, t0}});
+    constexpr uint8_t msg = state(0), msdx = state(1), t0 = temp(0), t1 = temp(1);
+    constexpr uint8_t rho = scalar(0), one_minus_rho = scalar(1), eps = scalar(2);
+    static constexpr ops::StaticUpdateCode kCode{{UpdateOp::kMul, t0, one_minus_rho, kGrad},
+                                                 {UpdateOp::kMul, t0, t0, kGrad},
+                                                 {UpdateOp::kMulAdd, msg, rho, msg, t0},
+                                                 {UpdateOp::kAdd, t0, msdx, eps},
+                                                 {UpdateOp::kAdd, t1, msg, eps},
+                                                 {UpdateOp::kDiv, t0, t0, t1},
+                                                 {UpdateOp::kSqrt, t0, t0},
+                                                 {UpdateOp::kMul, t0, t0, kGrad},  // dx
+                                                 {UpdateOp::kMul, t1, one_minus_rho, t0},
+                                                 {UpdateOp::kMul, t1, t1, t0},
+                                                 {UpdateOp::kMulAdd, msdx, rho, msdx, t1},
+                                                 {UpdateOp::kSub, kParam, kParam, t0}};
+    static const auto p = ops::make_update_program<kCode>("ada_delta", {"msg", "msdx"}, 3);
     return p;
 }
 

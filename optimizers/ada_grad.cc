@@ -27,14 +27,11 @@ namespace {
 // h += grad^2; param -= lr * grad / (sqrt(h) + eps)
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t h = state(0), t0 = temp(0), t1 = temp(1), lr = scalar(0), eps = scalar(1);
-    static const auto p = ops::make_update_program("ada_grad", {"h"}, 2,
-                                                   {{UpdateOp::kMulAdd, h, kGrad, kGrad, h},
-                                                    {UpdateOp::kSqrt, t0, h},
-                                                    {UpdateOp::kAdd, t0, t0, eps},
-                                                    {UpdateOp::kMul, t1, lr, kGrad},
-                                                    {UpdateOp::kDiv, t1, t1, t0},
-                                                    {UpdateOp::kSub, kParam, kParam, t1}});
+    constexpr uint8_t h = state(0), t0 = temp(0), t1 = temp(1), lr = scalar(0), eps = scalar(1);
+    static constexpr ops::StaticUpdateCode kCode{
+        {UpdateOp::kMulAdd, h, kGrad, kGrad, h}, {UpdateOp::kSqrt, t0, h},     {UpdateOp::kAdd, t0, t0, eps},
+        {UpdateOp::kMul, t1, lr, kGrad},         {UpdateOp::kDiv, t1, t1, t0}, {UpdateOp::kSub, kParam, kParam, t1}};
+    static const auto p = ops::make_update_program<kCode>("ada_grad", {"h"}, 2);
     return p;
 }
 

@@ -70,31 +70,40 @@ namespace {
 // m += (1 - beta1) * (grad - m); v += (1 - beta2) * (grad^2 - v); with amsgrad vhat =
 // max(vhat, v) replaces v below; step = alpha_t / (sqrt(v) + eps), with adabound clipped to
 // [lower, upper]; param -= eta * (step * m + weight_decay_rate * param)
-std::shared_ptr<const UpdateProgram> make_program(bool amsgrad, bool adabound) {
+constexpr ops::StaticUpdateCode code(bool amsgrad, bool adabound) {
     using namespace ops::update_registers;
-    const uint8_t m = state(0), v = state(1), vhat = state(2), t0 = temp(0), t1 = temp(1), t2 = temp(2);
-    const uint8_t alpha_t = scalar(0), one_minus_beta1 = scalar(1), one_minus_beta2 = scalar(2), eps = scalar(3);
-    const uint8_t eta = scalar(4), weight_decay_rate = scalar(5), lower = scalar(6), upper = scalar(7);
-    std::vector<UpdateInstruction> code = {{UpdateOp::kSub, t0, kGrad, m},
-                                           {UpdateOp::kMulAdd, m, one_minus_beta1, t0, m},
-                                           {UpdateOp::kMulSub, t0, kGrad, kGrad, v},
-                                           {UpdateOp::kMulAdd, v, one_minus_beta2, t0, v}};
-    if (amsgrad) code.push_back({UpdateOp::kMax, vhat, vhat, v});
-    code.insert(code.end(), {{UpdateOp::kSqrt, t1, amsgrad ? vhat : v},
-                             {UpdateOp::kAdd, t1, t1, eps},
-                             {UpdateOp::kDiv, t1, alpha_t, t1}});  // the step
-    if (adabound) code.insert(code.end(), {{UpdateOp::kMin, t1, t1, upper}, {UpdateOp::kMax, t1, t1, lower}});
-    code.insert(code.end(), {{UpdateOp::kMul, t2, weight_decay_rate, kParam},
-                             {UpdateOp::kMulAdd, t2, t1, m, t2},
-                             {UpdateOp::kSubMul, kParam, eta, t2, kParam}});
+    constexpr uint8_t m = state(0), v = state(1), vhat = state(2), t0 = temp(0), t1 = temp(1), t2 = temp(2);
+    constexpr uint8_t alpha_t = scalar(0), one_minus_beta1 = scalar(1), one_minus_beta2 = scalar(2), eps = scalar(3);
+    constexpr uint8_t eta = scalar(4), weight_decay_rate = scalar(5), lower = scalar(6), upper = scalar(7);
+    ops::StaticUpdateCode c{{UpdateOp::kSub, t0, kGrad, m},
+                            {UpdateOp::kMulAdd, m, one_minus_beta1, t0, m},
+                            {UpdateOp::kMulSub, t0, kGrad, kGrad, v},
+                            {UpdateOp::kMulAdd, v, one_minus_beta2, t0, v}};
+    if (amsgrad) c.push({UpdateOp::kMax, vhat, vhat, v});
+    c.push({UpdateOp::kSqrt, t1, amsgrad ? vhat : v});
+    c.push({UpdateOp::kAdd, t1, t1, eps});
+    c.push({UpdateOp::kDiv, t1, alpha_t, t1});  // the step
+    if (adabound) {
+        c.push({UpdateOp::kMin, t1, t1, upper});
+        c.push({UpdateOp::kMax, t1, t1, lower});
+    }
+    c.push({UpdateOp::kMul, t2, weight_decay_rate, kParam});
+    c.push({UpdateOp::kMulAdd, t2, t1, m, t2});
+    c.push({UpdateOp::kSubMul, kParam, eta, t2, kParam});
+    return c;
+}
+
+template <bool kAmsgrad, bool kAdabound>
+std::shared_ptr<const UpdateProgram> make_program() {
     std::vector<std::string> states = {"m", "v"};
-    if (amsgrad) states.emplace_back("vhat");
-    return ops::make_update_program("adam", std::move(states), 8, std::move(code));
+    if (kAmsgrad) states.emplace_back("vhat");
+    return ops::make_update_program<code(kAmsgrad, kAdabound)>("adam", std::move(states), 8);
 }
 
 std::shared_ptr<const UpdateProgram> program(bool amsgrad, bool adabound) {
     static const std::shared_ptr<const UpdateProgram> programs[2][2] = {
-        {make_program(false, false), make_program(false, true)}, {make_program(true, false), make_program(true, true)}};
+        {make_program<false, false>(), make_program<false, true>()},
+        {make_program<true, false>(), make_program<true, true>()}};
     return programs[amsgrad][adabound];
 }
 

@@ -27,10 +27,10 @@ namespace {
 // v = momentum * v - grad; param += lr * v
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t v = state(0), lr = scalar(0), momentum = scalar(1);
-    static const auto p = ops::make_update_program(
-        "corrected_momentum_sgd", {"v"}, 2,
-        {{UpdateOp::kMulSub, v, momentum, v, kGrad}, {UpdateOp::kMulAdd, kParam, lr, v, kParam}});
+    constexpr uint8_t v = state(0), lr = scalar(0), momentum = scalar(1);
+    static constexpr ops::StaticUpdateCode kCode{{UpdateOp::kMulSub, v, momentum, v, kGrad},
+                                                 {UpdateOp::kMulAdd, kParam, lr, v, kParam}};
+    static const auto p = ops::make_update_program<kCode>("corrected_momentum_sgd", {"v"}, 2);
     return p;
 }
 

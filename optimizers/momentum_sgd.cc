@@ -27,10 +27,10 @@ namespace {
 // v = momentum * v - lr * grad; param += v
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t v = state(0), t = temp(0), lr = scalar(0), momentum = scalar(1);
-    static const auto p = ops::make_update_program(
-        "momentum_sgd", {"v"}, 2,
-        {{UpdateOp::kMul, t, lr, kGrad}, {UpdateOp::kMulSub, v, momentum, v, t}, {UpdateOp::kAdd, kParam, kParam, v}});
+    constexpr uint8_t v = state(0), t = temp(0), lr = scalar(0), momentum = scalar(1);
+    static constexpr ops::StaticUpdateCode kCode{
+        {UpdateOp::kMul, t, lr, kGrad}, {UpdateOp::kMulSub, v, momentum, v, t}, {UpdateOp::kAdd, kParam, kParam, v}};
+    static const auto p = ops::make_update_program<kCode>("momentum_sgd", {"v"}, 2);
     return p;
 }
 

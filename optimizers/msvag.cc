@@ -37,27 +37,28 @@ namespace {
 // clipped to [0, 1] (NaN gives 0); param -= eta * (lr * mt * factor + weight_decay_rate * param)
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t m = state(0), v = state(1), t0 = temp(0), t1 = temp(1), t2 = temp(2), t3 = temp(3);
-    const uint8_t lr = scalar(0), one_minus_beta = scalar(1), inv_bias = scalar(2), inv_one_minus_rho = scalar(3);
-    const uint8_t rho = scalar(4), eta = scalar(5), weight_decay_rate = scalar(6), zero = scalar(7), one = scalar(8);
-    static const auto p = ops::make_update_program("msvag", {"m", "v"}, 9,
-                                                   {{UpdateOp::kSub, t0, kGrad, m},
-                                                    {UpdateOp::kMulAdd, m, one_minus_beta, t0, m},
-                                                    {UpdateOp::kMulSub, t0, kGrad, kGrad, v},
-                                                    {UpdateOp::kMulAdd, v, one_minus_beta, t0, v},
-                                                    {UpdateOp::kMul, t0, m, inv_bias},  // mt
-                                                    {UpdateOp::kMul, t1, v, inv_bias},  // vt
-                                                    {UpdateOp::kMul, t2, t0, t0},       // mt^2
-                                                    {UpdateOp::kSub, t1, t1, t2},
-                                                    {UpdateOp::kMul, t1, t1, inv_one_minus_rho},  // var
-                                                    {UpdateOp::kMulAdd, t3, rho, t1, t2},
-                                                    {UpdateOp::kDiv, t3, t2, t3},
-                                                    {UpdateOp::kMin, t3, t3, one},
-                                                    {UpdateOp::kMax, t3, zero, t3},  // NaN and negatives give 0
-                                                    {UpdateOp::kMul, t1, lr, t0},
-                                                    {UpdateOp::kMul, t2, weight_decay_rate, kParam},
-                                                    {UpdateOp::kMulAdd, t1, t1, t3, t2},
-                                                    {UpdateOp::kSubMul, kParam, eta, t1, kParam}});
+    constexpr uint8_t m = state(0), v = state(1), t0 = temp(0), t1 = temp(1), t2 = temp(2), t3 = temp(3);
+    constexpr uint8_t lr = scalar(0), one_minus_beta = scalar(1), inv_bias = scalar(2), inv_one_minus_rho = scalar(3);
+    constexpr uint8_t rho = scalar(4), eta = scalar(5), weight_decay_rate = scalar(6), zero = scalar(7),
+                      one = scalar(8);
+    static constexpr ops::StaticUpdateCode kCode{{UpdateOp::kSub, t0, kGrad, m},
+                                                 {UpdateOp::kMulAdd, m, one_minus_beta, t0, m},
+                                                 {UpdateOp::kMulSub, t0, kGrad, kGrad, v},
+                                                 {UpdateOp::kMulAdd, v, one_minus_beta, t0, v},
+                                                 {UpdateOp::kMul, t0, m, inv_bias},  // mt
+                                                 {UpdateOp::kMul, t1, v, inv_bias},  // vt
+                                                 {UpdateOp::kMul, t2, t0, t0},       // mt^2
+                                                 {UpdateOp::kSub, t1, t1, t2},
+                                                 {UpdateOp::kMul, t1, t1, inv_one_minus_rho},  // var
+                                                 {UpdateOp::kMulAdd, t3, rho, t1, t2},
+                                                 {UpdateOp::kDiv, t3, t2, t3},
+                                                 {UpdateOp::kMin, t3, t3, one},
+                                                 {UpdateOp::kMax, t3, zero, t3},  // NaN and negatives give 0
+                                                 {UpdateOp::kMul, t1, lr, t0},
+                                                 {UpdateOp::kMul, t2, weight_decay_rate, kParam},
+                                                 {UpdateOp::kMulAdd, t1, t1, t3, t2},
+                                                 {UpdateOp::kSubMul, kParam, eta, t1, kParam}};
+    static const auto p = ops::make_update_program<kCode>("msvag", {"m", "v"}, 9);
     return p;
 }
 

@@ -27,17 +27,17 @@ namespace {
 // v = momentum * v - lr * grad; param += momentum^2 * v - (1 + momentum) * lr * grad
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t v = state(0), t0 = temp(0), t1 = temp(1);
-    const uint8_t lr = scalar(0), momentum = scalar(1), one = scalar(2);
-    static const auto p = ops::make_update_program("nesterov_ag", {"v"}, 3,
-                                                   {{UpdateOp::kMul, t0, lr, kGrad},
-                                                    {UpdateOp::kMulSub, v, momentum, v, t0},
-                                                    {UpdateOp::kMul, t0, momentum, momentum},
-                                                    {UpdateOp::kAdd, t1, one, momentum},
-                                                    {UpdateOp::kMul, t1, t1, lr},
-                                                    {UpdateOp::kMul, t1, t1, kGrad},
-                                                    {UpdateOp::kMulSub, t0, t0, v, t1},
-                                                    {UpdateOp::kAdd, kParam, kParam, t0}});
+    constexpr uint8_t v = state(0), t0 = temp(0), t1 = temp(1);
+    constexpr uint8_t lr = scalar(0), momentum = scalar(1), one = scalar(2);
+    static constexpr ops::StaticUpdateCode kCode{{UpdateOp::kMul, t0, lr, kGrad},
+                                                 {UpdateOp::kMulSub, v, momentum, v, t0},
+                                                 {UpdateOp::kMul, t0, momentum, momentum},
+                                                 {UpdateOp::kAdd, t1, one, momentum},
+                                                 {UpdateOp::kMul, t1, t1, lr},
+                                                 {UpdateOp::kMul, t1, t1, kGrad},
+                                                 {UpdateOp::kMulSub, t0, t0, v, t1},
+                                                 {UpdateOp::kAdd, kParam, kParam, t0}};
+    static const auto p = ops::make_update_program<kCode>("nesterov_ag", {"v"}, 3);
     return p;
 }
 

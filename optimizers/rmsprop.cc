@@ -36,23 +36,29 @@ namespace {
 
 // ms = alpha * ms + (1 - alpha) * grad^2; param -= lr * grad / (sqrt(ms) + eps), or with
 // eps_inside_sqrt lr * grad / sqrt(ms + eps)
-std::shared_ptr<const UpdateProgram> program(bool eps_inside_sqrt) {
+constexpr ops::StaticUpdateCode code(bool eps_inside_sqrt) {
     using namespace ops::update_registers;
-    const uint8_t ms = state(0), t0 = temp(0), t1 = temp(1);
-    const uint8_t lr = scalar(0), alpha = scalar(1), one_minus_alpha = scalar(2), eps = scalar(3);
-    const auto make = [&](UpdateInstruction first, UpdateInstruction second) {
-        return ops::make_update_program("rmsprop", {"ms"}, 4,
-                                        {{UpdateOp::kMul, t0, one_minus_alpha, kGrad},
-                                         {UpdateOp::kMul, t0, t0, kGrad},
-                                         {UpdateOp::kMulAdd, ms, alpha, ms, t0},
-                                         first,
-                                         second,
-                                         {UpdateOp::kMul, t0, lr, kGrad},
-                                         {UpdateOp::kDiv, t0, t0, t1},
-                                         {UpdateOp::kSub, kParam, kParam, t0}});
-    };
-    static const auto outside = make({UpdateOp::kSqrt, t1, ms}, {UpdateOp::kAdd, t1, t1, eps});
-    static const auto inside = make({UpdateOp::kAdd, t1, ms, eps}, {UpdateOp::kSqrt, t1, t1});
+    constexpr uint8_t ms = state(0), t0 = temp(0), t1 = temp(1);
+    constexpr uint8_t lr = scalar(0), alpha = scalar(1), one_minus_alpha = scalar(2), eps = scalar(3);
+    ops::StaticUpdateCode c{{UpdateOp::kMul, t0, one_minus_alpha, kGrad},
+                            {UpdateOp::kMul, t0, t0, kGrad},
+                            {UpdateOp::kMulAdd, ms, alpha, ms, t0}};
+    if (eps_inside_sqrt) {
+        c.push({UpdateOp::kAdd, t1, ms, eps});
+        c.push({UpdateOp::kSqrt, t1, t1});
+    } else {
+        c.push({UpdateOp::kSqrt, t1, ms});
+        c.push({UpdateOp::kAdd, t1, t1, eps});
+    }
+    c.push({UpdateOp::kMul, t0, lr, kGrad});
+    c.push({UpdateOp::kDiv, t0, t0, t1});
+    c.push({UpdateOp::kSub, kParam, kParam, t0});
+    return c;
+}
+
+std::shared_ptr<const UpdateProgram> program(bool eps_inside_sqrt) {
+    static const auto outside = ops::make_update_program<code(false)>("rmsprop", {"ms"}, 4);
+    static const auto inside = ops::make_update_program<code(true)>("rmsprop", {"ms"}, 4);
     return eps_inside_sqrt ? inside : outside;
 }
 

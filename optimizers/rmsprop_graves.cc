@@ -34,21 +34,22 @@ namespace {
 // delta = momentum * delta - lr * grad / sqrt(n - g^2 + eps); param += delta
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t n = state(0), g = state(1), delta = state(2), t0 = temp(0), t1 = temp(1);
-    const uint8_t lr = scalar(0), alpha = scalar(1), one_minus_alpha = scalar(2), momentum = scalar(3), eps = scalar(4);
-    static const auto p = ops::make_update_program("rmsprop_graves", {"n", "g", "delta"}, 5,
-                                                   {{UpdateOp::kMul, t0, one_minus_alpha, kGrad},
-                                                    {UpdateOp::kMul, t0, t0, kGrad},
-                                                    {UpdateOp::kMulAdd, n, alpha, n, t0},
-                                                    {UpdateOp::kMul, t0, one_minus_alpha, kGrad},
-                                                    {UpdateOp::kMulAdd, g, alpha, g, t0},
-                                                    {UpdateOp::kSubMul, t0, g, g, n},
-                                                    {UpdateOp::kAdd, t0, t0, eps},
-                                                    {UpdateOp::kSqrt, t0, t0},
-                                                    {UpdateOp::kMul, t1, lr, kGrad},
-                                                    {UpdateOp::kDiv, t1, t1, t0},
-                                                    {UpdateOp::kMulSub, delta, momentum, delta, t1},
-                                                    {UpdateOp::kAdd, kParam, kParam, delta}});
+    constexpr uint8_t n = state(0), g = state(1), delta = state(2), t0 = temp(0), t1 = temp(1);
+    constexpr uint8_t lr = scalar(0), alpha = scalar(1), one_minus_alpha = scalar(2), momentum = scalar(3),
+                      eps = scalar(4);
+    static constexpr ops::StaticUpdateCode kCode{{UpdateOp::kMul, t0, one_minus_alpha, kGrad},
+                                                 {UpdateOp::kMul, t0, t0, kGrad},
+                                                 {UpdateOp::kMulAdd, n, alpha, n, t0},
+                                                 {UpdateOp::kMul, t0, one_minus_alpha, kGrad},
+                                                 {UpdateOp::kMulAdd, g, alpha, g, t0},
+                                                 {UpdateOp::kSubMul, t0, g, g, n},
+                                                 {UpdateOp::kAdd, t0, t0, eps},
+                                                 {UpdateOp::kSqrt, t0, t0},
+                                                 {UpdateOp::kMul, t1, lr, kGrad},
+                                                 {UpdateOp::kDiv, t1, t1, t0},
+                                                 {UpdateOp::kMulSub, delta, momentum, delta, t1},
+                                                 {UpdateOp::kAdd, kParam, kParam, delta}};
+    static const auto p = ops::make_update_program<kCode>("rmsprop_graves", {"n", "g", "delta"}, 5);
     return p;
 }
 

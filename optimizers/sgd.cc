@@ -29,8 +29,9 @@ namespace {
 // param -= lr * grad
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t lr = scalar(0);
-    static const auto p = ops::make_update_program("sgd", {}, 1, {{UpdateOp::kSubMul, kParam, lr, kGrad, kParam}});
+    constexpr uint8_t lr = scalar(0);
+    static constexpr ops::StaticUpdateCode kCode{{UpdateOp::kSubMul, kParam, lr, kGrad, kParam}};
+    static const auto p = ops::make_update_program<kCode>("sgd", {}, 1);
     return p;
 }
 

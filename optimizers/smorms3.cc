@@ -32,28 +32,18 @@ namespace {
 // x = g^2 / (g2 + eps); param -= grad * min(x, lr) / (sqrt(g2) + eps); mem = 1 + mem * (1 - x)
 std::shared_ptr<const UpdateProgram> program() {
     using namespace ops::update_registers;
-    const uint8_t mem = state(0), g = state(1), g2 = state(2), t0 = temp(0), t1 = temp(1), t2 = temp(2);
-    const uint8_t lr = scalar(0), eps = scalar(1), one = scalar(2);
-    static const auto p = ops::make_update_program("smorms3", {"mem", "g", "g2"}, 3,
-                                                   {{UpdateOp::kAdd, t0, mem, one},
-                                                    {UpdateOp::kDiv, t0, one, t0},  // r
-                                                    {UpdateOp::kSub, t1, one, t0},  // 1 - r
-                                                    {UpdateOp::kMul, t2, t0, kGrad},
-                                                    {UpdateOp::kMulAdd, g, t1, g, t2},
-                                                    {UpdateOp::kMul, t2, t0, kGrad},
-                                                    {UpdateOp::kMul, t2, t2, kGrad},
-                                                    {UpdateOp::kMulAdd, g2, t1, g2, t2},
-                                                    {UpdateOp::kMul, t0, g, g},
-                                                    {UpdateOp::kAdd, t1, g2, eps},
-                                                    {UpdateOp::kDiv, t0, t0, t1},  // x
-                                                    {UpdateOp::kMin, t1, t0, lr},
-                                                    {UpdateOp::kMul, t1, kGrad, t1},
-                                                    {UpdateOp::kSqrt, t2, g2},
-                                                    {UpdateOp::kAdd, t2, t2, eps},
-                                                    {UpdateOp::kDiv, t1, t1, t2},
-                                                    {UpdateOp::kSub, kParam, kParam, t1},
-                                                    {UpdateOp::kSub, t1, one, t0},
-                                                    {UpdateOp::kMulAdd, mem, mem, t1, one}});
+    constexpr uint8_t mem = state(0), g = state(1), g2 = state(2), t0 = temp(0), t1 = temp(1), t2 = temp(2);
+    constexpr uint8_t lr = scalar(0), eps = scalar(1), one = scalar(2);
+    static constexpr ops::StaticUpdateCode kCode{
+        {UpdateOp::kAdd, t0, mem, one},  {UpdateOp::kDiv, t0, one, t0},  // r
+        {UpdateOp::kSub, t1, one, t0},                                   // 1 - r
+        {UpdateOp::kMul, t2, t0, kGrad}, {UpdateOp::kMulAdd, g, t1, g, t2},     {UpdateOp::kMul, t2, t0, kGrad},
+        {UpdateOp::kMul, t2, t2, kGrad}, {UpdateOp::kMulAdd, g2, t1, g2, t2},   {UpdateOp::kMul, t0, g, g},
+        {UpdateOp::kAdd, t1, g2, eps},   {UpdateOp::kDiv, t0, t0, t1},  // x
+        {UpdateOp::kMin, t1, t0, lr},    {UpdateOp::kMul, t1, kGrad, t1},       {UpdateOp::kSqrt, t2, g2},
+        {UpdateOp::kAdd, t2, t2, eps},   {UpdateOp::kDiv, t1, t1, t2},          {UpdateOp::kSub, kParam, kParam, t1},
+        {UpdateOp::kSub, t1, one, t0},   {UpdateOp::kMulAdd, mem, mem, t1, one}};
+    static const auto p = ops::make_update_program<kCode>("smorms3", {"mem", "g", "g2"}, 3);
     return p;
 }
 

@@ -20,11 +20,12 @@
 #include "core/native/dtype_dispatch.h"
 #include "core/native/native_kernels.h"
 #include "core/native/parallel.h"
+#include "core/ops/update_host.h"
 
 namespace rensa::native {
 namespace {
 
-inline constexpr int64_t kBlockBytes = 4096;
+inline constexpr int64_t kBlockBytes = 1024;  // ~10 registers of a block stay in L1
 
 // An operand on a block: the register's values, or one scalar (p == nullptr).
 template <class C>
@@ -92,27 +93,36 @@ void run_instruction(const UpdateInstruction& in, C* const* reg, const C* scalar
     C* const d = reg[in.dst];
     switch (in.op) {
         case UpdateOp::kCopy:
-            return apply1(n, d, src(in.a), [](C a) { return a; });
+            return apply1(n, d, src(in.a), [](C a) { return ops::update_value<UpdateOp::kCopy>(a, a, a); });
         case UpdateOp::kAdd:
-            return apply2(n, d, src(in.a), src(in.b), [](C a, C b) { return a + b; });
+            return apply2(n, d, src(in.a), src(in.b),
+                          [](C a, C b) { return ops::update_value<UpdateOp::kAdd>(a, b, b); });
         case UpdateOp::kSub:
-            return apply2(n, d, src(in.a), src(in.b), [](C a, C b) { return a - b; });
+            return apply2(n, d, src(in.a), src(in.b),
+                          [](C a, C b) { return ops::update_value<UpdateOp::kSub>(a, b, b); });
         case UpdateOp::kMul:
-            return apply2(n, d, src(in.a), src(in.b), [](C a, C b) { return a * b; });
+            return apply2(n, d, src(in.a), src(in.b),
+                          [](C a, C b) { return ops::update_value<UpdateOp::kMul>(a, b, b); });
         case UpdateOp::kDiv:
-            return apply2(n, d, src(in.a), src(in.b), [](C a, C b) { return a / b; });
+            return apply2(n, d, src(in.a), src(in.b),
+                          [](C a, C b) { return ops::update_value<UpdateOp::kDiv>(a, b, b); });
         case UpdateOp::kMin:
-            return apply2(n, d, src(in.a), src(in.b), [](C a, C b) { return b < a ? b : a; });
+            return apply2(n, d, src(in.a), src(in.b),
+                          [](C a, C b) { return ops::update_value<UpdateOp::kMin>(a, b, b); });
         case UpdateOp::kMax:
-            return apply2(n, d, src(in.a), src(in.b), [](C a, C b) { return a < b ? b : a; });
+            return apply2(n, d, src(in.a), src(in.b),
+                          [](C a, C b) { return ops::update_value<UpdateOp::kMax>(a, b, b); });
         case UpdateOp::kSqrt:
-            return apply1(n, d, src(in.a), [](C a) { return std::sqrt(a); });
+            return apply1(n, d, src(in.a), [](C a) { return ops::update_value<UpdateOp::kSqrt>(a, a, a); });
         case UpdateOp::kMulAdd:
-            return apply3(n, d, src(in.a), src(in.b), src(in.c), [](C a, C b, C c) { return a * b + c; });
+            return apply3(n, d, src(in.a), src(in.b), src(in.c),
+                          [](C a, C b, C c) { return ops::update_value<UpdateOp::kMulAdd>(a, b, c); });
         case UpdateOp::kMulSub:
-            return apply3(n, d, src(in.a), src(in.b), src(in.c), [](C a, C b, C c) { return a * b - c; });
+            return apply3(n, d, src(in.a), src(in.b), src(in.c),
+                          [](C a, C b, C c) { return ops::update_value<UpdateOp::kMulSub>(a, b, c); });
         case UpdateOp::kSubMul:
-            return apply3(n, d, src(in.a), src(in.b), src(in.c), [](C a, C b, C c) { return c - a * b; });
+            return apply3(n, d, src(in.a), src(in.b), src(in.c),
+                          [](C a, C b, C c) { return ops::update_value<UpdateOp::kSubMul>(a, b, c); });
     }
 }
 
@@ -182,9 +192,16 @@ void fused_update_typed(const FusedUpdateArgs& args) {
 
 }  // namespace
 
-// Each update is one OpenMP-parallel pass; running them in order keeps the cache warm.
+// Each update is one OpenMP-parallel pass; running them in order keeps the cache warm. A
+// program compiled for the host runs as its one fused loop (Note [Programs compiled for the
+// host]); the others are interpreted.
 void NativeKernels::fused_update(std::span<const FusedUpdateArgs> updates) {
     for (const FusedUpdateArgs& u : updates) {
+        if (u.program->host != nullptr) {
+            parallel_for(u.param.size(), kParallelGrain,
+                         [&](int64_t begin, int64_t end) { u.program->host(u, begin, end); });
+            continue;
+        }
         visit_dtype(u.param.dtype(), [&]<typename T>() {
             if constexpr (kIsFloating<T>) {
                 fused_update_typed<T>(u);

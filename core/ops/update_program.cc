@@ -11,26 +11,6 @@
 
 namespace rensa {
 
-int update_op_arity(UpdateOp op) {
-    switch (op) {
-        case UpdateOp::kCopy:
-        case UpdateOp::kSqrt:
-            return 1;
-        case UpdateOp::kAdd:
-        case UpdateOp::kSub:
-        case UpdateOp::kMul:
-        case UpdateOp::kDiv:
-        case UpdateOp::kMin:
-        case UpdateOp::kMax:
-            return 2;
-        case UpdateOp::kMulAdd:
-        case UpdateOp::kMulSub:
-        case UpdateOp::kSubMul:
-            return 3;
-    }
-    return 0;  // an op outside the enum (a cast from a bad byte)
-}
-
 namespace ops {
 namespace {
 
@@ -76,8 +56,10 @@ void check_update_program(const UpdateProgram& p) {
 }
 
 std::shared_ptr<const UpdateProgram> make_update_program(std::string name, std::vector<std::string> state_names,
-                                                         int n_scalars, std::vector<UpdateInstruction> code) {
+                                                         int n_scalars, std::vector<UpdateInstruction> code,
+                                                         decltype(UpdateProgram::host) host) {
     auto p = std::make_shared<UpdateProgram>();
+    p->host = host;
     p->name = std::move(name);
     p->state_names = std::move(state_names);
     p->n_scalars = n_scalars;

@@ -3,11 +3,14 @@
 // registers by name, and make_update_program, which checks a program once when an
 // optimizer builds it.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/kernels.h"
+#include "core/ops/update_host.h"
 
 namespace rensa::ops {
 
@@ -25,7 +28,21 @@ constexpr uint8_t scalar(int i) { return static_cast<uint8_t>(kUpdateScalar0 + i
 [[nodiscard]] std::shared_ptr<const UpdateProgram> make_update_program(std::string name,
                                                                        std::vector<std::string> state_names,
                                                                        int n_scalars,
-                                                                       std::vector<UpdateInstruction> code);
+                                                                       std::vector<UpdateInstruction> code,
+                                                                       decltype(UpdateProgram::host) host = nullptr);
+
+// The same from a compile-time code, whose `host` is that code compiled for the CPU
+// (core/ops/update_host.h, Note [Programs compiled for the host]).
+template <StaticUpdateCode Code>
+[[nodiscard]] std::shared_ptr<const UpdateProgram> make_update_program(std::string name,
+                                                                       std::vector<std::string> state_names,
+                                                                       int n_scalars) {
+    std::vector<UpdateInstruction> code(Code.code.begin(),
+                                        Code.code.begin() + std::min(Code.size, kUpdateMaxInstructions));
+    RENSA_CHECK(Code.size <= kUpdateMaxInstructions, ValueError, "update program '", name, "': ", Code.size,
+                " instructions, at most ", kUpdateMaxInstructions, " are supported");
+    return make_update_program(std::move(name), std::move(state_names), n_scalars, std::move(code), &host_update<Code>);
+}
 
 // ValueError naming the program and the instruction unless: the counts are within the
 // limits, every op is known, every dst is param, a state or a temporary, every operand
