@@ -196,5 +196,5 @@ TEST_CASE("fused_update: errors name the program and the array", "[core][ops][fu
     CHECK_THROWS_AS(ops::fused_update(a), DtypeError);
     CHECK_THROWS_AS(ops::fused_update({.program = momentum_program()}), ValueError);
     CHECK_THROWS_WITH(ops::fused_update({.program = momentum_program()}), Contains("param is undefined"));
-    CHECK_THROWS_WITH(ops::fused_update({.param = p, .grad = p}), Contains("program is not set"));
+    CHECK_THROWS_WITH(ops::fused_update({.program = nullptr, .param = p, .grad = p}), Contains("program is not set"));
 }

@@ -23,7 +23,7 @@ Array spp_ref(const Array& x, int64_t height, bool max) {
     std::vector<std::vector<double>> rows(static_cast<size_t>(xs[0]));
     for (int64_t level = 0; level < height; ++level) {
         const int64_t bins = int64_t{1} << level;
-        Window w{.cover_all = max};
+        Window w{.ksize = {}, .stride = {}, .pad = {}, .cover_all = max};
         for (int d = 2; d < 4; ++d) {
             const int64_t k = (xs[d] + bins - 1) / bins;
             w.ksize.push_back(k);
