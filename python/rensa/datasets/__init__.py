@@ -20,12 +20,33 @@ from rensa._core.datasets import split_dataset_random  # noqa: F401
 from rensa._core.datasets import SubDataset  # noqa: F401
 from rensa._core.datasets import TransformDataset  # noqa: F401
 from rensa._core.datasets import TupleDataset  # noqa: F401
+from rensa.datasets.image_dataset import ImageDataset  # noqa: F401
+from rensa.datasets.image_dataset import LabeledImageDataset  # noqa: F401
+from rensa.datasets.image_dataset import LabeledZippedImageDataset  # noqa: F401
+from rensa.datasets.image_dataset import MultiZippedImageDataset  # noqa: F401
+from rensa.datasets.image_dataset import ZippedImageDataset  # noqa: F401
+from rensa.datasets.kuzushiji_mnist import get_kuzushiji_mnist  # noqa: F401
+from rensa.datasets.kuzushiji_mnist import get_kuzushiji_mnist_labels  # noqa: F401
+from rensa.datasets.pickle_dataset import open_pickle_dataset  # noqa: F401
+from rensa.datasets.pickle_dataset import open_pickle_dataset_writer  # noqa: F401
+from rensa.datasets.pickle_dataset import PickleDataset  # noqa: F401
+from rensa.datasets.pickle_dataset import PickleDatasetWriter  # noqa: F401
+from rensa.datasets.ptb import get_ptb_words  # noqa: F401
+from rensa.datasets.ptb import get_ptb_words_vocabulary  # noqa: F401
+from rensa.datasets.split import split_dataset_n  # noqa: F401
+from rensa.datasets.split import split_dataset_n_random  # noqa: F401
+from rensa.datasets.svhn import get_svhn  # noqa: F401
+from rensa.datasets.text_dataset import TextDataset  # noqa: F401
 
 __all__ = ['ConcatenatedDataset', 'DictDataset', 'SubDataset', 'TransformDataset',
            'TupleDataset', 'split_dataset', 'split_dataset_random',
            'get_cross_validation_datasets', 'get_cross_validation_datasets_random',
            'get_mnist', 'get_fashion_mnist', 'get_fashion_mnist_labels',
-           'get_cifar10', 'get_cifar100']
+           'get_cifar10', 'get_cifar100', 'ImageDataset', 'LabeledImageDataset',
+           'LabeledZippedImageDataset', 'MultiZippedImageDataset', 'ZippedImageDataset', 'TextDataset',
+           'PickleDataset', 'PickleDatasetWriter', 'open_pickle_dataset', 'open_pickle_dataset_writer',
+           'get_ptb_words', 'get_ptb_words_vocabulary', 'split_dataset_n', 'split_dataset_n_random',
+           'get_svhn', 'get_kuzushiji_mnist', 'get_kuzushiji_mnist_labels']
 
 _FASHION_MNIST_LABELS = ('T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat',
                          'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot')
