@@ -1,7 +1,8 @@
 """rensa.iterators: Chainer's chainer.iterators.
 
 SerialIterator and MultithreadIterator are C++: over a C++ dataset no Python runs per
-example; Python datasets are read through an adapter that takes the GIL. ``next(it)``
+example; Python datasets are read through an adapter that takes the GIL. MultiprocessIterator
+is Python (worker processes and shared memory) with SerialIterator's orders. ``next(it)``
 gives a list of examples in Chainer's form.
 """
 import abc
@@ -10,6 +11,7 @@ from rensa import _core
 from rensa._core.iterators import MultithreadIterator  # noqa: F401
 from rensa._core.iterators import SerialIterator  # noqa: F401
 from rensa._core.iterators import ShuffleOrderSampler  # noqa: F401
+from rensa.iterators.multiprocess_iterator import MultiprocessIterator  # noqa: F401
 
 __all__ = ['MultiprocessIterator', 'MultithreadIterator', 'OrderSampler',
            'SerialIterator', 'ShuffleOrderSampler']
@@ -27,17 +29,6 @@ class OrderSampler(metaclass=abc.ABCMeta):
 
 
 OrderSampler.register(_core.iterators._OrderSampler)
-
-
-def MultiprocessIterator(dataset, batch_size, repeat=True, shuffle=None,
-                         n_processes=None, n_prefetch=1, shared_mem=None,
-                         order_sampler=None, dataset_timeout=30.0,
-                         maxtasksperchild=None):
-    """Chainer's MultiprocessIterator signature on a MultithreadIterator (the C++ datasets
-    need no processes; n_processes becomes the thread count, the rest is ignored)."""
-    del n_prefetch, shared_mem, dataset_timeout, maxtasksperchild
-    return MultithreadIterator(dataset, batch_size, repeat=repeat, shuffle=shuffle,
-                               n_threads=n_processes or 2, order_sampler=order_sampler)
 
 
 # Chainer's iterators keep their counters in plain attributes, and Chainer's tutorial
