@@ -1,16 +1,17 @@
 """How MultiprocessIterator's workers hand examples back through shared memory.
 
-Note [Examples through shared memory]: each prefetched batch owns a slot of ``batch_size``
-regions of ``mem_size`` bytes in one block of shared memory made before the workers fork.
-A worker copies the numpy arrays of its example (a tuple, a dict or one array) into its
-region and sends back only their places (_SharedArray); an example whose arrays do not fit
-travels pickled instead (with a warning, as Chainer's). The main process copies the arrays
-out before the slot is reused, so a batch never aliases memory a worker writes again.
+See Note [Examples through shared memory].
 """
 import warnings
 
 import numpy
 
+# Note [Examples through shared memory]: each prefetched batch owns a slot of ``batch_size``
+# regions of ``mem_size`` bytes in one block of shared memory made before the workers fork.
+# A worker copies the numpy arrays of its example (a tuple, a dict or one array) into its
+# region and sends back only their places (_SharedArray); an example whose arrays do not fit
+# travels pickled instead (with a warning, as Chainer's). The main process copies the arrays
+# out before the slot is reused, so a batch never aliases memory a worker writes again.
 _ALIGN = 64
 
 
