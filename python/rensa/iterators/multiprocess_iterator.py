@@ -13,6 +13,7 @@ import warnings
 
 import numpy
 
+from rensa import _forked
 from rensa.dataset.iterator import Iterator
 from rensa.iterators import _shared_memory
 from rensa.iterators import _statemachine
@@ -24,6 +25,7 @@ _worker = {}
 
 def _setup_worker(dataset, memory):
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
+    _forked.single_threaded_after_fork()  # See Note [OpenMP after fork]
     _worker['dataset'] = dataset
     _worker['memory'] = memory
 

@@ -10,8 +10,9 @@ from rensa.training import triggers  # noqa: F401,E402
 from rensa.training import updaters  # noqa: F401,E402
 from rensa.training import extensions  # noqa: F401,E402
 from rensa.training.triggers import get_trigger  # noqa: F401,E402
+from rensa.training.updaters import ParallelUpdater  # noqa: F401,E402
 from rensa.training.updaters import StandardUpdater  # noqa: F401,E402
 
-__all__ = ['Trainer', 'Updater', 'StandardUpdater', 'Extension', 'make_extension',
+__all__ = ['Trainer', 'Updater', 'StandardUpdater', 'ParallelUpdater', 'Extension', 'make_extension',
            'PRIORITY_WRITER', 'PRIORITY_EDITOR', 'PRIORITY_READER', 'get_trigger',
            'triggers', 'updaters', 'extensions']
