@@ -245,7 +245,10 @@ def mat_variable(name, array, mx_class, stored_dtype, mi_type, compress):
     # MATLAB 5 miMATRIX: flags, dims, name, real part (column-major, possibly narrower type)
     body = mat_element(6, struct.pack('<II', mx_class, 0))
     body += mat_element(5, numpy.array(array.shape, dtype='<i4').tobytes())
-    body += mat_element(1, name.encode())
+    if len(name) <= 4:  # as MATLAB writes short names: a small data element
+        body += struct.pack('<I', (len(name) << 16) | 1) + name.encode().ljust(4, b'\0')
+    else:
+        body += mat_element(1, name.encode())
     body += mat_element(mi_type, array.astype(stored_dtype).tobytes(order='F'))
     element = mat_element(14, body)
     if compress:
@@ -271,7 +274,9 @@ class TestSvhn:
             y[0, 0] = 10.
             # X as uint8 (mxUINT8, miUINT8); y as MATLAB saves doubles of small integers: miUINT8
             write_mat(folder / ('%s_32x32.mat' % split),
-                      [('X', x, 9, numpy.uint8, 2), ('y', y, 6, numpy.uint8, 2)], compress)
+                      [('X', x, 9, numpy.uint8, 2), ('y', y, 6, numpy.uint8, 2),
+                       ('comment', numpy.frombuffer(b'svhn', numpy.uint8).reshape(1, 4), 4, '<u2', 4),
+                       ('scale_factor', numpy.array([[0.5]]), 6, '<f8', 9)], compress)
             out[split] = x, y
         return out
 
@@ -289,6 +294,16 @@ class TestSvhn:
         images, _ = D.get_svhn(withlabel=False, dtype=numpy.float64, scale=255.)
         numpy.testing.assert_allclose(images[2, 1], raw['train'][0][:, :, 1, 2], rtol=1e-12)
 
+    def test_loadmat_variables(self, dataset_root):
+        from rensa.datasets import _matlab
+        raw = self.write(dataset_root / 'svhn', False)
+        got = _matlab.loadmat(str(dataset_root / 'svhn' / 'test_32x32.mat'))
+        assert sorted(got) == ['X', 'scale_factor', 'y']  # the char array is skipped
+        assert got['X'].dtype == numpy.uint8 and got['X'].shape == (32, 32, 3, 2)
+        numpy.testing.assert_array_equal(got['X'], raw['test'][0])
+        assert got['y'].dtype == numpy.float64 and got['y'].tolist() == raw['test'][1].tolist()
+        assert got['scale_factor'].tolist() == [[0.5]]
+
     def test_extra_missing(self, dataset_root):
         self.write(dataset_root / 'svhn', True)
         with pytest.raises(OSError, match=r'get_svhn: .*extra_32x32.mat.*\(missing: extra_32x32.mat\)'):
@@ -300,3 +315,68 @@ class TestSvhn:
             (dataset_root / 'svhn' / name).write_bytes(b'\0' * 200)
         with pytest.raises(OSError, match="loadmat: '.*train_32x32.mat' is not a readable MATLAB 5 file"):
             D.get_svhn()
+
+
+CHAINER_SCRIPT = r'''
+import json, os, sys
+import numpy
+import chainer
+from chainer.dataset import download
+folder = sys.argv[1]
+download.set_dataset_root(os.path.join(folder, 'chainer_cache'))
+download.cached_download = lambda url: os.path.join(folder, 'ptb', os.path.basename(url))
+train, valid, test = chainer.datasets.get_ptb_words()
+vocab = chainer.datasets.get_ptb_words_vocabulary()
+images = chainer.datasets.LabeledImageDataset(os.path.join(folder, 'pairs.txt'), root=folder)
+gray = chainer.datasets.ImageDataset([os.path.join(folder, 'gray.png')], dtype=numpy.float64)
+text = chainer.datasets.TextDataset([os.path.join(folder, 'a.txt'), os.path.join(folder, 'b.txt')])
+parts = chainer.datasets.split_dataset_n_random(numpy.arange(10), 3, seed=4)
+numpy.savez(os.path.join(folder, 'chainer.npz'), train=train, valid=valid, test=test,
+            x0=images[0][0], t0=images[0][1], x1=images[1][0], g=gray[0],
+            parts=numpy.array([[int(p[i]) for i in range(len(p))] for p in parts]))
+json.dump({'vocab': vocab, 'text': [list(text[i]) for i in range(len(text))]},
+          open(os.path.join(folder, 'chainer.json'), 'w'))
+'''
+
+
+def test_same_as_chainer(tmp_path, monkeypatch):
+    import json
+    import subprocess
+    from chainer_style_harness import chainer_python
+    python = chainer_python()
+    if python is None or subprocess.run([python, '-c', 'import chainer, PIL'], capture_output=True).returncode:
+        pytest.skip('real Chainer with Pillow is not installed (scripts/install-chainermn-bench.sh)')
+    rs = numpy.random.RandomState(3)
+    ptb = tmp_path / 'ptb'
+    ptb.mkdir()
+    words = ['w%d' % i for i in range(12)]
+    for name, lines in (('train', 9), ('valid', 3), ('test', 4)):
+        text = '\n'.join(' ' + ' '.join(rs.choice(words, rs.randint(0, 6))) + ' ' for _ in range(lines)) + '\n'
+        (ptb / ('ptb.%s.txt' % name)).write_text(text)
+    (ptb / 'ptb.train.txt').write_text((ptb / 'ptb.train.txt').read_text() + ' '.join(words) + '\n')
+    write_png(tmp_path / 'rgb.png', rs.randint(0, 256, (3, 4, 3)).astype(numpy.uint8))
+    write_png(tmp_path / 'gray.png', rs.randint(0, 256, (5, 2)).astype(numpy.uint8))
+    (tmp_path / 'pairs.txt').write_text('rgb.png 4\ngray.png 1\n')
+    (tmp_path / 'a.txt').write_text('x\ny y\n\nz')
+    (tmp_path / 'b.txt').write_text('1\n2\n3\n4')
+    script = tmp_path / 'chainer_datasets.py'
+    script.write_text(CHAINER_SCRIPT)
+    env = {'PYTHONWARNINGS': 'ignore', 'CHAINER_WARN_VERSION_MISMATCH': '0', 'PATH': '/usr/bin:/bin'}
+    proc = subprocess.run([python, str(script), str(tmp_path)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ref = numpy.load(str(tmp_path / 'chainer.npz'))
+    ref_json = json.load(open(str(tmp_path / 'chainer.json')))
+
+    monkeypatch.setenv('RENSA_DATASET_ROOT', str(tmp_path))
+    for ours, key in zip(D.get_ptb_words(), ('train', 'valid', 'test')):
+        assert ours.dtype == ref[key].dtype and ours.tolist() == ref[key].tolist(), key
+    assert D.get_ptb_words_vocabulary() == ref_json['vocab']
+    images = D.LabeledImageDataset(str(tmp_path / 'pairs.txt'), root=str(tmp_path))
+    for ours, key in ((images[0][0], 'x0'), (images[1][0], 'x1'), (images[0][1], 't0'),
+                      (D.ImageDataset([str(tmp_path / 'gray.png')], dtype=numpy.float64)[0], 'g')):
+        assert ours.dtype == ref[key].dtype and ours.shape == ref[key].shape, key
+        numpy.testing.assert_array_equal(ours, ref[key])
+    text = D.TextDataset([str(tmp_path / 'a.txt'), str(tmp_path / 'b.txt')])
+    assert [list(text[i]) for i in range(len(text))] == ref_json['text']
+    parts = D.split_dataset_n_random(numpy.arange(10), 3, seed=4)
+    assert [[int(p[i]) for i in range(len(p))] for p in parts] == ref['parts'].tolist()
