@@ -198,6 +198,25 @@ def test_multiprocess_parallel_updater_in_trainer(tmp_path):
     assert updater._workers == []  # the trainer's finalize stopped them
 
 
+def test_multiprocess_parallel_updater_with_multiprocess_iterators():
+    x, t = make_data()
+    parts = D.split_dataset_n(D.TupleDataset(x, t), 2)
+    iterators = [I.MultiprocessIterator(p, 3, shuffle=False, n_processes=1) for p in parts]
+    model = make_model()
+    opt = O.SGD(lr=0.2)
+    opt.setup(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        updater = U.MultiprocessParallelUpdater(iterators, opt, devices=['@numpy', '@numpy'])
+    try:
+        for _ in range(3):
+            updater.update()
+    finally:
+        updater.finalize()
+    xi, ti = interleaved(x, t, 3, 2)
+    assert_same_params(params(model), train_standard(xi, ti, 0.2, 3, 6))
+
+
 def test_multiprocess_parallel_updater_worker_error():
     x, t = make_data(8)
     good = D.TupleDataset(x[:4], t[:4])

@@ -8,6 +8,7 @@ over native devices ('@numpy', -1, 'native:0').
 
 See Note [Gradient exchange through shared memory].
 """
+import atexit
 import multiprocessing
 import traceback
 import warnings
@@ -81,7 +82,10 @@ def _worker_main(proc_id, pipe, updater):
     reporter.add_observers('main', model.namedlinks(skipself=True))
     params = _params(model)
     while True:
-        job = pipe.recv()
+        try:
+            job = pipe.recv()
+        except EOFError:  # the master is gone
+            break
         if job == 'finalize':
             break
         try:
@@ -181,10 +185,13 @@ class MultiprocessParallelUpdater(StandardUpdater):
         self._initialized = True
         for i in range(1, len(self._devices)):
             pipe, worker_end = context.Pipe()
-            worker = context.Process(target=_worker_main, args=(i, worker_end, self), daemon=True)
+            # Not a daemon, so that its iterator may have workers too (MultiprocessIterator).
+            worker = context.Process(target=_worker_main, args=(i, worker_end, self))
             worker.start()
             self._workers.append(worker)
             self._pipes.append(pipe)
+        # Runs before multiprocessing's own exit handler, which would wait for the workers.
+        atexit.register(_stop_workers, self._pipes, self._workers)
 
     def _collect(self):
         errors = []
@@ -235,14 +242,21 @@ class MultiprocessParallelUpdater(StandardUpdater):
             offset += size
 
     def finalize(self):
-        for pipe in self._pipes:
-            try:
-                pipe.send('finalize')
-            except (OSError, ValueError):
-                pass
-        for worker in self._workers:
-            worker.join(timeout=10)
-            if worker.is_alive():
-                worker.terminate()
-        self._pipes, self._workers = [], []
+        _stop_workers(self._pipes, self._workers)
         super().finalize()
+
+
+def _stop_workers(pipes, workers):
+    """Asks the workers to finish, then empties both lists (in place: atexit holds them)."""
+    for pipe in pipes:
+        try:
+            pipe.send('finalize')
+        except (OSError, ValueError):
+            pass
+    for worker in workers:
+        worker.join(timeout=10)
+        if worker.is_alive():
+            worker.terminate()
+            worker.join()
+    del pipes[:]
+    del workers[:]
