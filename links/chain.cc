@@ -20,6 +20,15 @@ Link& ChainList::operator[](int64_t index) {
     return *links[static_cast<size_t>(index < 0 ? index + n : index)];
 }
 
+void ChainList::set_links(std::vector<std::shared_ptr<Link>> links) {
+    for (size_t i = 0; i < links.size(); ++i) {
+        RENSA_CHECK(links[i] != nullptr, ValueError, "ChainList: link ", i, " of the new children is null");
+        RENSA_CHECK(links[i].get() != this, ValueError, "ChainList: cannot hold itself as child ", i);
+    }
+    clear_owned_children();
+    for (auto& link : links) add_link(std::move(link));
+}
+
 int64_t ChainList::size() const { return static_cast<int64_t>(const_cast<ChainList&>(*this).children().size()); }
 
 Sequential::Sequential(std::vector<Layer> layers) {
@@ -35,6 +44,21 @@ void Sequential::append(Layer layer) {
         RENSA_CHECK(static_cast<bool>(fn), ValueError, "Sequential.append: the function is empty");
         layers_.emplace_back(std::move(fn));
     }
+}
+
+void Sequential::set_layers(std::vector<Layer> layers) {
+    for (size_t i = 0; i < layers.size(); ++i) {
+        if (const auto* link = std::get_if<std::shared_ptr<Link>>(&layers[i])) {
+            RENSA_CHECK(*link != nullptr, ValueError, "Sequential: layer ", i, " of the new layers is a null link");
+            RENSA_CHECK(link->get() != this, ValueError, "Sequential: cannot hold itself as layer ", i);
+        } else {
+            RENSA_CHECK(static_cast<bool>(std::get<std::function<Variable(const Variable&)>>(layers[i])), ValueError,
+                        "Sequential: layer ", i, " of the new layers is an empty function");
+        }
+    }
+    clear_owned_children();
+    layers_.clear();
+    for (auto& layer : layers) append(std::move(layer));
 }
 
 Variable Sequential::forward(const Variable& x) {

@@ -35,6 +35,9 @@ public:
     void append(std::shared_ptr<Link> link) { add_link(std::move(link)); }
     Link& operator[](int64_t index);  // negative indexes count from the end; IndexError
     int64_t size() const;
+    // Replaces the children by `links`, named "0", "1", ... again: Chainer's ChainList
+    // __setitem__, __delitem__ and insert. ValueError (and no change) for a null link.
+    void set_links(std::vector<std::shared_ptr<Link>> links);
 };
 
 // A layer of a Sequential: a link (called with forward(x)) or a function of one Variable.
@@ -49,6 +52,10 @@ public:
     // Calls the layers in order.
     Variable forward(const Variable& x) override;
     int64_t num_layers() const { return static_cast<int64_t>(layers_.size()); }
+    // Replaces the layers (Chainer's Sequential insert, pop, remove, clear, ...); the links
+    // are numbered among the links again. ValueError (and no change) for a null link or an
+    // empty function.
+    void set_layers(std::vector<Layer> layers);
 
 private:
     // A link layer as its index among the children (so a copy calls its own children), or the function.

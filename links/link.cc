@@ -126,7 +126,27 @@ Link& Link::add_child(const std::string& name, std::shared_ptr<Link> link) {
         owned_children_.pop_back();
         throw;
     }
+    children_.back().owned = true;
     return *owned_children_[i];
+}
+
+void Link::clear_owned_children() {
+    for (const auto& entry : children_) {
+        if (entry.owned) entry.get(*this)->name_.clear();
+    }
+    std::erase_if(children_, [](const ChildEntry& entry) { return entry.owned; });
+    owned_children_.clear();
+}
+
+Parameter Link::replace_param(const std::string& name, Parameter value) {
+    for (auto& e : params_) {
+        if (e.name != name) continue;
+        Parameter& slot = e.get(*this);
+        Parameter old = slot;
+        slot = std::move(value);
+        return old;
+    }
+    RENSA_THROW(KeyError, class_name(*this), ".replace_param: no parameter named '", name, "'");
 }
 
 // --- Lookup by name.

@@ -127,8 +127,16 @@ public:
     // --- Copies (See Note [Link copies]). A link that does not derive from Cloneable throws
     // NotImplementedError naming its class.
     [[nodiscard]] std::shared_ptr<Link> copy(CopyMode mode = CopyMode::kShare) const;
+    // A link of the same class over the same parameters, persistent arrays and children: the
+    // copy constructor's copy, with no rebinding (Chainer's copy.copy of a link).
+    [[nodiscard]] std::shared_ptr<Link> shallow_copy() const { return clone_object(); }
     // n copies (copy(mode)) in a Sequential.
     [[nodiscard]] std::shared_ptr<Sequential> repeat(int n_repeat, CopyMode mode = CopyMode::kInit) const;
+
+    // Opaque data a language binding attaches to this link; copies share it, serializers
+    // ignore it. The Python bindings keep the constructor call there (for pickle).
+    const std::shared_ptr<const void>& binding_data() const { return binding_data_; }
+    void set_binding_data(std::shared_ptr<const void> data) { binding_data_ = std::move(data); }
 
     // Parameters, then persistents, then children under their names (Chainer's order).
     virtual void serialize(const serializers::Serializer& serializer);
@@ -139,6 +147,10 @@ public:
                                Dtype dtype = Dtype::kFloat32, initializers::InitializerPtr initializer = nullptr);
     // Registers an existing parameter handle (aliased) under `name`.
     const Parameter& add_param(const std::string& name, Parameter param);
+    // Puts `value` in place of the own parameter `name` (member or not) and returns the one
+    // it replaces; KeyError when there is none. For link hooks that swap a weight around one
+    // forward (Chainer sets the attribute); they put the original back afterwards.
+    Parameter replace_param(const std::string& name, Parameter value);
     // Registers a persistent owned by this link.
     void add_persistent(const std::string& name, Array value);
     void add_persistent(const std::string& name, int64_t value);
@@ -183,6 +195,9 @@ protected:
 
     // Registers a child owned by this link (Chain::add_link, ChainList::add_link).
     Link& add_child(const std::string& name, std::shared_ptr<Link> link);
+    // Unregisters every child add_child registered (their names become ""); the children held
+    // in members stay. For ChainList's and Sequential's editing (set_links, set_layers).
+    void clear_owned_children();
 
     // Where the link lives: set by to_device; lazy parameters are created there.
     Device device_ = default_device();
@@ -200,6 +215,7 @@ private:
         std::string name;
         ChildGetter get;
         ChildSetter set;
+        bool owned = false;  // registered by add_child, held in owned_children_
     };
     void check_new_name(const std::string& name) const;
     void rebind_copy(CopyMode mode);
@@ -213,6 +229,7 @@ private:
     std::deque<Parameter> owned_params_;
     std::deque<std::variant<Array, int64_t, double, bool>> owned_persistents_;
     std::deque<std::shared_ptr<Link>> owned_children_;
+    std::shared_ptr<const void> binding_data_;
 };
 
 // Gives Derived (a direct or indirect subclass of Base) the copy that Link::copy needs.

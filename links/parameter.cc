@@ -137,4 +137,10 @@ void Parameter::serialize(const serializers::Serializer& serializer, std::string
     });
 }
 
+Parameter Parameter::stand_in(const Variable& variable) const {
+    RENSA_CHECK(variable.defined(), ValueError, "Parameter.stand_in: the variable for parameter '", name(),
+                "' is undefined");
+    return Parameter(variable, state_);
+}
+
 }  // namespace rensa::links

@@ -73,6 +73,10 @@ public:
     [[nodiscard]] Parameter share_copy() const;
     // Same, over a copy of the array (Link::copy("copy")).
     [[nodiscard]] Parameter deep_copy() const;
+    // `variable` itself (its node: gradients flow into the graph that made it) as a Parameter
+    // with this one's initializer, rule and switches: what a link hook puts in place of a
+    // weight for one forward (SpectralNormalization's W / sigma; Link::replace_param).
+    [[nodiscard]] Parameter stand_in(const Variable& variable) const;
 
     // Saves the array (None marker when uninitialised) or loads it: in place when
     // initialised, else initialises to the stored shape then copies (Chainer's Link.serialize).

@@ -8,13 +8,16 @@
 namespace rensa::links {
 
 Classifier::Classifier(std::shared_ptr<Link> predictor, LossFunction lossfun, AccuracyFunction accfun, int label_key)
-    : lossfun{lossfun ? std::move(lossfun)
-                      : [](const Variable& y, const Variable& t) { return F::softmax_cross_entropy(y, t); }},
-      accfun{accfun ? std::move(accfun) : [](const Variable& y, const Variable& t) { return F::accuracy(y, t); }},
+    : lossfun{lossfun ? std::move(lossfun) : LossFunction(&Classifier::default_lossfun)},
+      accfun{accfun ? std::move(accfun) : AccuracyFunction(&Classifier::default_accfun)},
       label_key{label_key} {
     RENSA_CHECK(predictor != nullptr, ValueError, "Classifier: predictor is null");
     register_link("predictor", &Classifier::predictor, std::move(predictor));
 }
+
+Variable Classifier::default_lossfun(const Variable& y, const Variable& t) { return F::softmax_cross_entropy(y, t); }
+
+Variable Classifier::default_accfun(const Variable& y, const Variable& t) { return F::accuracy(y, t); }
 
 Variable Classifier::forward(const std::vector<Variable>& xs) {
     const int n = static_cast<int>(xs.size());

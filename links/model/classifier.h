@@ -32,6 +32,10 @@ public:
     // A single input cannot hold both data and label: ValueError.
     Variable forward(const Variable& x) override;
 
+    // The defaults lossfun and accfun hold (plain functions, so a binding can tell them apart).
+    static Variable default_lossfun(const Variable& y, const Variable& t);
+    static Variable default_accfun(const Variable& y, const Variable& t);
+
     std::shared_ptr<Link> predictor;
     LossFunction lossfun;
     AccuracyFunction accfun;

@@ -4,7 +4,9 @@ The C++ classes in rensa._core carry the registry (parameters, persistents, chil
 and Chainer's conveniences (params, namedparams, cleargrads, copyparams, to_device,
 serialize, ...), so built-in links such as L.Linear have them too. This module adds what
 only Python subclasses need: ``init_scope`` and attribute registration, ``forward``
-dispatch from ``__call__``, and copies that keep the Python class.
+dispatch from ``__call__``, copies that keep the Python class, and the editing of
+ChainList and Sequential (Chainer's list methods). copy.copy, copy.deepcopy and pickle of
+every link are in rensa._link_copy.
 """
 import contextlib
 import copy as _copy
@@ -12,23 +14,23 @@ import copy as _copy
 import numpy
 
 from rensa import _core
+from rensa import _link_copy
+from rensa import link_hook as _link_hook
 
 Parameter = _core.Parameter
 
 __all__ = ['Link', 'Chain', 'ChainList', 'Sequential', 'Parameter']
 
 
-def _core_base(cls):
-    for c in cls.__mro__:
-        if c.__module__ == 'rensa._core':
-            return c
-    raise TypeError('{} derives from no rensa._core link class'.format(cls.__name__))
+_core_base = _link_copy.core_base
 
 
 class _LinkMixin(object):
     """Chainer's Python-side Link behaviour, shared by Link, Chain, ChainList, Sequential."""
 
     def __call__(self, *args, **kwargs):
+        if _link_hook.any_registered():  # Note [Link hooks and C++ calls] in rensa.link_hook
+            return _link_hook.call_with_hooks(self, self.forward, args, kwargs)
         return self.forward(*args, **kwargs)
 
     # Marks this __call__ as the dispatcher, so that C++ calling a subclass's forward does
@@ -161,6 +163,50 @@ class ChainList(_LinkMixin, _core.ChainList):
             self.add_link(link)
 
 
+# --- Every link, built-in ones included: copy.copy, copy.deepcopy, pickle (rensa._link_copy).
+_core.Link.__copy__ = _link_copy.shallow_copy
+_core.Link.__deepcopy__ = _link_copy.deep_copy
+_core.Link.__reduce__ = _link_copy.reduce_link
+for _cls in vars(_core.links).values():
+    if isinstance(_cls, type) and issubclass(_cls, _core.Link):
+        _link_copy.record_init_arguments(_cls)
+
+
+# --- ChainList editing (Chainer's ChainList __setitem__, __delitem__, insert), on every
+# ChainList, built-in ones included. The children are renamed "0", "1", ... afterwards.
+
+def _chainlist_setitem(self, index, value):
+    links = list(self.children())
+    if isinstance(index, slice):
+        value = list(value)
+    elif not isinstance(index, int):
+        raise TypeError('ChainList indices must be integers or slices, not {}'.format(type(index).__name__))
+    links[index] = value
+    for link in links:
+        if not isinstance(link, _core.Link):
+            raise TypeError('ChainList: a child must be a Link, got {}'.format(type(link).__name__))
+    self._set_links(links)
+
+
+def _chainlist_delitem(self, index):
+    links = list(self.children())
+    del links[index]
+    self._set_links(links)
+
+
+def _chainlist_insert(self, index, link):
+    if not isinstance(link, _core.Link):
+        raise TypeError('ChainList.insert: a child must be a Link, got {}'.format(type(link).__name__))
+    links = list(self.children())
+    links.insert(index, link)
+    self._set_links(links)
+
+
+_core.ChainList.__setitem__ = _chainlist_setitem
+_core.ChainList.__delitem__ = _chainlist_delitem
+_core.ChainList.insert = _chainlist_insert
+
+
 class Sequential(_LinkMixin, _core.Sequential):
     """chainer.Sequential: calls its layers in order; a layer is a link or a function of
     one Variable (``F.relu``, a lambda)."""
@@ -182,14 +228,95 @@ class Sequential(_LinkMixin, _core.Sequential):
                     type(layer).__name__))
         self._layers.append(layer)
 
+    def _replace_layers(self, layers, op):
+        for layer in layers:
+            if not callable(layer):
+                raise ValueError('Sequential.{}: every layer must be callable, got {!r}'.format(op, layer))
+        self._set_layers(layers)
+        object.__setattr__(self, '_layers', layers)
+
     def __getitem__(self, index):
         return self._layers[index]
+
+    def __setitem__(self, index, layer):
+        layers = list(self._layers)
+        layers[index] = layer
+        self._replace_layers(layers, '__setitem__')
+
+    def __delitem__(self, index):
+        layers = list(self._layers)
+        del layers[index]
+        self._replace_layers(layers, '__delitem__')
 
     def __len__(self):
         return len(self._layers)
 
     def __iter__(self):
         return iter(self._layers)
+
+    def __reversed__(self):
+        return reversed(self._layers)
+
+    def __contains__(self, layer):
+        return layer in self._layers
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError('Sequential: + takes another Sequential, got {}'.format(type(other).__name__))
+        return Sequential(*(list(self._layers) + list(other._layers)))
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError('Sequential: += takes another Sequential, got {}'.format(type(other).__name__))
+        self.extend(other)
+        return self
+
+    def extend(self, layers):
+        self._replace_layers(list(self._layers) + list(layers), 'extend')
+
+    def insert(self, index, layer):
+        n = len(self._layers)
+        if not -n <= index <= n:
+            raise IndexError('Sequential.insert: index {} is out of range for {} layers'.format(index, n))
+        layers = list(self._layers)
+        layers.insert(index, layer)
+        self._replace_layers(layers, 'insert')
+
+    def pop(self, index=-1):
+        layer = self._layers[index]
+        del self[index]
+        return layer
+
+    def remove(self, layer):
+        if layer not in self._layers:
+            raise ValueError('Sequential.remove: there is no layer {!r}'.format(layer))
+        del self[self._layers.index(layer)]
+
+    def remove_by_layer_type(self, type_name):
+        self._replace_layers([layer for layer in self._layers if _layer_type(layer) != type_name],
+                             'remove_by_layer_type')
+
+    def clear(self):
+        self._replace_layers([], 'clear')
+
+    def index(self, layer, start=None, end=None):
+        return self._layers[start:end].index(layer)  # relative to start, as in Chainer
+
+    def count(self, layer):
+        return self._layers.count(layer)
+
+    def count_by_layer_type(self, type_name):
+        return sum(1 for layer in self._layers if _layer_type(layer) == type_name)
+
+    def flatten(self):
+        """A Sequential with the layers of nested Sequentials in place of them."""
+        flat = Sequential()
+        for layer in self._layers:
+            if isinstance(layer, Sequential):
+                flat.extend(layer.flatten())
+            else:
+                flat.append(layer)
+        return flat
 
     def copy(self, mode='share'):
         cls = type(self)
@@ -202,3 +329,10 @@ class Sequential(_LinkMixin, _core.Sequential):
         for layer in self._layers:
             new.append(layer.copy(mode) if isinstance(layer, _core.Link) else layer)
         return new
+
+
+def _layer_type(layer):
+    """Chainer's name of a layer's type: a link's class name, a function's name."""
+    if isinstance(layer, _core.Link):
+        return type(layer).__name__
+    return getattr(layer, '__name__', type(layer).__name__)

@@ -9,14 +9,14 @@ namespace rensa::python::links_detail {
 namespace L = rensa::links;
 
 void bind_activation_links(py::module_& m) {
-    py::classh<L::PReLU, L::Link>(m, "PReLU", py::dynamic_attr())
-        .def(py::init([](py::handle shape, py::handle init) {
+    link_class<L::PReLU, L::Link>(m, "PReLU")
+        .def(link_init<L::PReLU>([](py::handle shape, py::handle init) {
                  return std::make_shared<L::PReLU>(to_shape(shape, "PReLU"), to_initializer(init));
              }),
              py::arg("shape") = py::tuple(), py::arg("init") = 0.25);
-    py::classh<L::Maxout, L::Link>(m, "Maxout", py::dynamic_attr())
-        .def(py::init([](py::handle in_size, int64_t out_size, int64_t pool_size, py::handle initialW,
-                         py::handle initial_bias) {
+    link_class<L::Maxout, L::Link>(m, "Maxout")
+        .def(link_init<L::Maxout>([](py::handle in_size, int64_t out_size, int64_t pool_size, py::handle initialW,
+                                     py::handle initial_bias) {
                  return std::make_shared<L::Maxout>(optional_int(in_size), out_size, pool_size,
                                                     to_initializer(initialW), to_initializer(initial_bias));
              }),

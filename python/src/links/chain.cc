@@ -5,6 +5,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "links/chain.h"
 #include "python/src/links/links.h"
@@ -37,6 +39,7 @@ void bind_chains(py::module_& m) {
         .def(
             "__getitem__", [](L::ChainList& self, int64_t index) -> L::Link& { return self[index]; }, py::arg("index"),
             Rule::reference_internal)
+        .def("_set_links", &L::ChainList::set_links, py::arg("links"))
         .def("__len__", &L::ChainList::size)
         .def("__iter__", [](py::object self) {
             return py::iter(py::cast(self.cast<L::ChainList&>().children(), Rule::reference_internal, self));
@@ -54,6 +57,22 @@ void bind_chains(py::module_& m) {
             "_append_function",
             [](L::Sequential& self, std::function<Variable(const Variable&)> f) { self.append(std::move(f)); },
             py::arg("function"))
+        // Links and Python callables of one Variable, as rensa.link.Sequential holds them.
+        .def(
+            "_set_layers",
+            [](L::Sequential& self, const py::list& layers) {
+                std::vector<L::Layer> out;
+                out.reserve(layers.size());
+                for (py::handle layer : layers) {
+                    if (py::isinstance<L::Link>(layer)) {
+                        out.emplace_back(layer.cast<std::shared_ptr<L::Link>>());
+                    } else {
+                        out.emplace_back(layer.cast<std::function<Variable(const Variable&)>>());
+                    }
+                }
+                self.set_layers(std::move(out));
+            },
+            py::arg("layers"))
         .def_property_readonly("_num_layers", &L::Sequential::num_layers);
 }
 

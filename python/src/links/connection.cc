@@ -42,9 +42,9 @@ ConvSizes conv_sizes(py::handle in_channels, py::handle out_channels, py::handle
 }
 
 void bind_linear(py::module_& m) {
-    py::classh<L::Linear, L::Link>(m, "Linear", py::dynamic_attr())
-        .def(py::init([](py::handle in_size, py::handle out_size, bool nobias, py::handle initialW,
-                         py::handle initial_bias) {
+    link_class<L::Linear, L::Link>(m, "Linear")
+        .def(link_init<L::Linear>([](py::handle in_size, py::handle out_size, bool nobias, py::handle initialW,
+                                     py::handle initial_bias) {
                  return std::make_shared<L::Linear>(optional_int(in_size), optional_int(out_size), nobias,
                                                     to_initializer(initialW), to_initializer(initial_bias));
              }),
@@ -65,10 +65,10 @@ void bind_linear(py::module_& m) {
 }
 
 void bind_convolutions(py::module_& m) {
-    py::classh<L::Convolution2D, L::Link>(m, "Convolution2D", py::dynamic_attr())
-        .def(py::init([](py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
-                         py::handle pad, bool nobias, py::handle initialW, py::handle initial_bias, py::handle dilate,
-                         int64_t groups) {
+    link_class<L::Convolution2D, L::Link>(m, "Convolution2D")
+        .def(link_init<L::Convolution2D>([](py::handle in_channels, py::handle out_channels, py::handle ksize,
+                                            py::handle stride, py::handle pad, bool nobias, py::handle initialW,
+                                            py::handle initial_bias, py::handle dilate, int64_t groups) {
                  ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
                  L::Convolution2DOptions o;
                  set_conv_options(o, "Convolution2D", stride, pad, nobias, initialW, initial_bias);
@@ -81,10 +81,11 @@ void bind_convolutions(py::module_& m) {
              py::arg("initial_bias") = py::none(), py::kw_only(), py::arg("dilate") = 1, py::arg("groups") = 1)
         .def_property_readonly("out_channels", &L::Convolution2D::out_channels);
 
-    py::classh<L::Deconvolution2D, L::Link>(m, "Deconvolution2D", py::dynamic_attr())
-        .def(py::init([](py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
-                         py::handle pad, bool nobias, py::handle outsize, py::handle initialW, py::handle initial_bias,
-                         py::handle dilate, int64_t groups) {
+    link_class<L::Deconvolution2D, L::Link>(m, "Deconvolution2D")
+        .def(link_init<L::Deconvolution2D>([](py::handle in_channels, py::handle out_channels, py::handle ksize,
+                                              py::handle stride, py::handle pad, bool nobias, py::handle outsize,
+                                              py::handle initialW, py::handle initial_bias, py::handle dilate,
+                                              int64_t groups) {
                  ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
                  L::Deconvolution2DOptions o;
                  set_conv_options(o, "Deconvolution2D", stride, pad, nobias, initialW, initial_bias);
@@ -98,9 +99,10 @@ void bind_convolutions(py::module_& m) {
              py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none(), py::kw_only(),
              py::arg("dilate") = 1, py::arg("groups") = 1);
 
-    py::classh<L::DepthwiseConvolution2D, L::Link>(m, "DepthwiseConvolution2D", py::dynamic_attr())
-        .def(py::init([](py::handle in_channels, int64_t channel_multiplier, py::handle ksize, py::handle stride,
-                         py::handle pad, bool nobias, py::handle initialW, py::handle initial_bias) {
+    link_class<L::DepthwiseConvolution2D, L::Link>(m, "DepthwiseConvolution2D")
+        .def(link_init<L::DepthwiseConvolution2D>([](py::handle in_channels, int64_t channel_multiplier,
+                                                     py::handle ksize, py::handle stride, py::handle pad, bool nobias,
+                                                     py::handle initialW, py::handle initial_bias) {
                  L::DepthwiseConvolution2DOptions o;
                  set_conv_options(o, "DepthwiseConvolution2D", stride, pad, nobias, initialW, initial_bias);
                  return std::make_shared<L::DepthwiseConvolution2D>(
@@ -111,27 +113,29 @@ void bind_convolutions(py::module_& m) {
              py::arg("pad") = 0, py::arg("nobias") = false, py::arg("initialW") = py::none(),
              py::arg("initial_bias") = py::none());
 
-    py::classh<L::ConvolutionND, L::Link>(m, "ConvolutionND", py::dynamic_attr())
-        .def(py::init([](int ndim, py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
-                         py::handle pad, bool nobias, py::handle initialW, py::handle initial_bias, bool cover_all,
-                         py::handle dilate, int64_t groups) {
-                 ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
-                 L::ConvolutionNDOptions o;
-                 set_conv_options(o, "ConvolutionND", stride, pad, nobias, initialW, initial_bias);
-                 o.cover_all = cover_all;
-                 o.dilate = to_int_or_tuple(dilate, "ConvolutionND", "dilate");
-                 o.groups = groups;
-                 return std::make_shared<L::ConvolutionND>(ndim, s.in_channels, s.out_channels, s.ksize, o);
-             }),
-             py::arg("ndim"), py::arg("in_channels"), py::arg("out_channels"), py::arg("ksize") = py::none(),
-             py::arg("stride") = 1, py::arg("pad") = 0, py::arg("nobias") = false, py::arg("initialW") = py::none(),
-             py::arg("initial_bias") = py::none(), py::arg("cover_all") = false, py::arg("dilate") = 1,
-             py::arg("groups") = 1);
+    link_class<L::ConvolutionND, L::Link>(m, "ConvolutionND")
+        .def(
+            link_init<L::ConvolutionND>([](int ndim, py::handle in_channels, py::handle out_channels, py::handle ksize,
+                                           py::handle stride, py::handle pad, bool nobias, py::handle initialW,
+                                           py::handle initial_bias, bool cover_all, py::handle dilate, int64_t groups) {
+                ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
+                L::ConvolutionNDOptions o;
+                set_conv_options(o, "ConvolutionND", stride, pad, nobias, initialW, initial_bias);
+                o.cover_all = cover_all;
+                o.dilate = to_int_or_tuple(dilate, "ConvolutionND", "dilate");
+                o.groups = groups;
+                return std::make_shared<L::ConvolutionND>(ndim, s.in_channels, s.out_channels, s.ksize, o);
+            }),
+            py::arg("ndim"), py::arg("in_channels"), py::arg("out_channels"), py::arg("ksize") = py::none(),
+            py::arg("stride") = 1, py::arg("pad") = 0, py::arg("nobias") = false, py::arg("initialW") = py::none(),
+            py::arg("initial_bias") = py::none(), py::arg("cover_all") = false, py::arg("dilate") = 1,
+            py::arg("groups") = 1);
 
-    py::classh<L::DeconvolutionND, L::Link>(m, "DeconvolutionND", py::dynamic_attr())
-        .def(py::init([](int ndim, py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
-                         py::handle pad, bool nobias, py::handle outsize, py::handle initialW, py::handle initial_bias,
-                         py::handle dilate, int64_t groups) {
+    link_class<L::DeconvolutionND, L::Link>(m, "DeconvolutionND")
+        .def(link_init<L::DeconvolutionND>([](int ndim, py::handle in_channels, py::handle out_channels,
+                                              py::handle ksize, py::handle stride, py::handle pad, bool nobias,
+                                              py::handle outsize, py::handle initialW, py::handle initial_bias,
+                                              py::handle dilate, int64_t groups) {
                  ConvSizes s = conv_sizes(in_channels, out_channels, ksize);
                  L::DeconvolutionNDOptions o;
                  set_conv_options(o, "DeconvolutionND", stride, pad, nobias, initialW, initial_bias);
@@ -147,8 +151,8 @@ void bind_convolutions(py::module_& m) {
 }
 
 void bind_embed_and_highway(py::module_& m) {
-    py::classh<L::EmbedID, L::Link>(m, "EmbedID", py::dynamic_attr())
-        .def(py::init([](int64_t in_size, int64_t out_size, py::handle initialW, py::handle ignore_label) {
+    link_class<L::EmbedID, L::Link>(m, "EmbedID")
+        .def(link_init<L::EmbedID>([](int64_t in_size, int64_t out_size, py::handle initialW, py::handle ignore_label) {
                  return std::make_shared<L::EmbedID>(in_size, out_size, to_initializer(initialW),
                                                      optional_int(ignore_label));
              }),
@@ -156,9 +160,9 @@ void bind_embed_and_highway(py::module_& m) {
              py::arg("ignore_label") = py::none())
         .def_property_readonly("ignore_label", &L::EmbedID::ignore_label);
 
-    py::classh<L::Highway, L::Chain>(m, "Highway", py::dynamic_attr())
-        .def(py::init([](int64_t in_out_size, bool nobias, py::handle activate, py::handle init_Wh, py::handle init_bh,
-                         py::handle init_Wt, py::handle init_bt) {
+    link_class<L::Highway, L::Chain>(m, "Highway")
+        .def(link_init<L::Highway>([](int64_t in_out_size, bool nobias, py::handle activate, py::handle init_Wh,
+                                      py::handle init_bh, py::handle init_Wt, py::handle init_bt) {
                  L::HighwayOptions o;
                  o.nobias = nobias;
                  if (!activate.is_none()) o.activate = activate.cast<std::function<Variable(const Variable&)>>();
@@ -174,21 +178,21 @@ void bind_embed_and_highway(py::module_& m) {
 }
 
 void bind_composite_links(py::module_& m) {
-    py::classh<L::Bias, L::Link>(m, "Bias", py::dynamic_attr())
-        .def(py::init([](int axis, py::handle shape) {
-                 return std::make_shared<L::Bias>(axis, to_optional_shape(shape, "Bias"));
-             }),
-             py::arg("axis") = 1, py::arg("shape") = py::none());
-    py::classh<L::Scale, L::Link>(m, "Scale", py::dynamic_attr())
-        .def(py::init([](int axis, py::handle W_shape, bool bias_term, py::handle bias_shape) {
+    link_class<L::Bias, L::Link>(m, "Bias").def(link_init<L::Bias>([](int axis, py::handle shape) {
+                                                    return std::make_shared<L::Bias>(axis,
+                                                                                     to_optional_shape(shape, "Bias"));
+                                                }),
+                                                py::arg("axis") = 1, py::arg("shape") = py::none());
+    link_class<L::Scale, L::Link>(m, "Scale")
+        .def(link_init<L::Scale>([](int axis, py::handle W_shape, bool bias_term, py::handle bias_shape) {
                  return std::make_shared<L::Scale>(axis, to_optional_shape(W_shape, "Scale"), bias_term,
                                                    to_optional_shape(bias_shape, "Scale"));
              }),
              py::arg("axis") = 1, py::arg("W_shape") = py::none(), py::arg("bias_term") = false,
              py::arg("bias_shape") = py::none());
-    py::classh<L::Bilinear, L::Link>(m, "Bilinear", py::dynamic_attr())
-        .def(py::init([](int64_t left_size, int64_t right_size, int64_t out_size, bool nobias, py::handle initialW,
-                         py::handle initial_bias) {
+    link_class<L::Bilinear, L::Link>(m, "Bilinear")
+        .def(link_init<L::Bilinear>([](int64_t left_size, int64_t right_size, int64_t out_size, bool nobias,
+                                       py::handle initialW, py::handle initial_bias) {
                  std::optional<L::BilinearInitialBias> bias;
                  if (!initial_bias.is_none()) {
                      // Chainer's (V1, V2, b) tuple.
@@ -200,9 +204,10 @@ void bind_composite_links(py::module_& m) {
              }),
              py::arg("left_size"), py::arg("right_size"), py::arg("out_size"), py::arg("nobias") = false,
              py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none());
-    py::classh<L::MLPConvolution2D, L::ChainList>(m, "MLPConvolution2D", py::dynamic_attr())
-        .def(py::init([](py::handle in_channels, py::handle out_channels, py::handle ksize, py::handle stride,
-                         py::handle pad, py::handle activation, py::handle conv_init, py::handle bias_init) {
+    link_class<L::MLPConvolution2D, L::ChainList>(m, "MLPConvolution2D")
+        .def(link_init<L::MLPConvolution2D>([](py::handle in_channels, py::handle out_channels, py::handle ksize,
+                                               py::handle stride, py::handle pad, py::handle activation,
+                                               py::handle conv_init, py::handle bias_init) {
                  // Chainer's short form MLPConvolution2D(out_channels, ksize).
                  if (ksize.is_none()) {
                      ksize = out_channels;
@@ -222,15 +227,16 @@ void bind_composite_links(py::module_& m) {
              py::arg("in_channels"), py::arg("out_channels"), py::arg("ksize") = py::none(), py::arg("stride") = 1,
              py::arg("pad") = 0, py::arg("activation") = py::none(), py::arg("conv_init") = py::none(),
              py::arg("bias_init") = py::none());
-    py::classh<L::Inception, L::Chain>(m, "Inception", py::dynamic_attr())
-        .def(py::init([](py::handle in_channels, int64_t out1, int64_t proj3, int64_t out3, int64_t proj5, int64_t out5,
-                         int64_t proj_pool, py::handle conv_init, py::handle bias_init) {
-                 return std::make_shared<L::Inception>(optional_int(in_channels), out1, proj3, out3, proj5, out5,
-                                                       proj_pool, to_initializer(conv_init), to_initializer(bias_init));
-             }),
-             py::arg("in_channels"), py::arg("out1"), py::arg("proj3"), py::arg("out3"), py::arg("proj5"),
-             py::arg("out5"), py::arg("proj_pool"), py::arg("conv_init") = py::none(),
-             py::arg("bias_init") = py::none());
+    link_class<L::Inception, L::Chain>(m, "Inception")
+        .def(
+            link_init<L::Inception>([](py::handle in_channels, int64_t out1, int64_t proj3, int64_t out3, int64_t proj5,
+                                       int64_t out5, int64_t proj_pool, py::handle conv_init, py::handle bias_init) {
+                return std::make_shared<L::Inception>(optional_int(in_channels), out1, proj3, out3, proj5, out5,
+                                                      proj_pool, to_initializer(conv_init), to_initializer(bias_init));
+            }),
+            py::arg("in_channels"), py::arg("out1"), py::arg("proj3"), py::arg("out3"), py::arg("proj5"),
+            py::arg("out5"), py::arg("proj_pool"), py::arg("conv_init") = py::none(),
+            py::arg("bias_init") = py::none());
 }
 
 }  // namespace

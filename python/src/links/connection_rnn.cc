@@ -17,9 +17,10 @@ void bind_recurrent_links(py::module_& m) {
         return L::LSTMOptions{to_initializer(lateral_init), to_initializer(upward_init), to_initializer(bias_init),
                               to_initializer(forget_bias_init)};
     };
-    py::classh<L::LSTM, L::Chain>(m, "LSTM", py::dynamic_attr())
-        .def(py::init([lstm_options](py::handle in_size, py::handle out_size, py::handle lateral_init,
-                                     py::handle upward_init, py::handle bias_init, py::handle forget_bias_init) {
+    link_class<L::LSTM, L::Chain>(m, "LSTM")
+        .def(link_init<L::LSTM>([lstm_options](py::handle in_size, py::handle out_size, py::handle lateral_init,
+                                               py::handle upward_init, py::handle bias_init,
+                                               py::handle forget_bias_init) {
                  return std::make_shared<L::LSTM>(optional_int(in_size), optional_int(out_size),
                                                   lstm_options(lateral_init, upward_init, bias_init, forget_bias_init));
              }),
@@ -37,9 +38,10 @@ void bind_recurrent_links(py::module_& m) {
             },
             py::arg("c"), py::arg("h"));
 
-    py::classh<L::StatelessLSTM, L::Chain>(m, "StatelessLSTM", py::dynamic_attr())
-        .def(py::init([lstm_options](py::handle in_size, py::handle out_size, py::handle lateral_init,
-                                     py::handle upward_init, py::handle bias_init, py::handle forget_bias_init) {
+    link_class<L::StatelessLSTM, L::Chain>(m, "StatelessLSTM")
+        .def(link_init<L::StatelessLSTM>([lstm_options](py::handle in_size, py::handle out_size,
+                                                        py::handle lateral_init, py::handle upward_init,
+                                                        py::handle bias_init, py::handle forget_bias_init) {
                  return std::make_shared<L::StatelessLSTM>(
                      optional_int(in_size), optional_int(out_size),
                      lstm_options(lateral_init, upward_init, bias_init, forget_bias_init));
@@ -55,9 +57,9 @@ void bind_recurrent_links(py::module_& m) {
             py::arg("c"), py::arg("h"), py::arg("x"))
         .def_property_readonly("state_size", &L::StatelessLSTM::state_size);
 
-    py::classh<L::StatefulGRU, L::Chain>(m, "StatefulGRU", py::dynamic_attr())
-        .def(py::init([](py::handle in_size, int64_t out_size, py::handle init, py::handle inner_init,
-                         py::handle bias_init) {
+    link_class<L::StatefulGRU, L::Chain>(m, "StatefulGRU")
+        .def(link_init<L::StatefulGRU>([](py::handle in_size, int64_t out_size, py::handle init, py::handle inner_init,
+                                          py::handle bias_init) {
                  return std::make_shared<L::StatefulGRU>(
                      optional_int(in_size), out_size,
                      L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});
@@ -69,18 +71,18 @@ void bind_recurrent_links(py::module_& m) {
         .def(
             "set_state", [](L::StatefulGRU& self, py::handle h) { self.set_state(to_variable_or_undefined(h)); },
             py::arg("h"));
-    py::classh<L::GRU, L::StatefulGRU>(m, "GRU", py::dynamic_attr())
-        .def(py::init([](py::handle in_size, py::handle out_size, py::handle init, py::handle inner_init,
-                         py::handle bias_init) {
-                 return std::make_shared<L::GRU>(
-                     optional_int(in_size), optional_int(out_size),
-                     L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});
-             }),
-             py::arg("in_size"), py::arg("out_size") = py::none(), py::arg("init") = py::none(),
-             py::arg("inner_init") = py::none(), py::arg("bias_init") = py::none());
-    py::classh<L::StatelessGRU, L::Chain>(m, "StatelessGRU", py::dynamic_attr())
-        .def(py::init([](py::handle in_size, int64_t out_size, py::handle init, py::handle inner_init,
-                         py::handle bias_init) {
+    link_class<L::GRU, L::StatefulGRU>(m, "GRU").def(
+        link_init<L::GRU>(
+            [](py::handle in_size, py::handle out_size, py::handle init, py::handle inner_init, py::handle bias_init) {
+                return std::make_shared<L::GRU>(
+                    optional_int(in_size), optional_int(out_size),
+                    L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});
+            }),
+        py::arg("in_size"), py::arg("out_size") = py::none(), py::arg("init") = py::none(),
+        py::arg("inner_init") = py::none(), py::arg("bias_init") = py::none());
+    link_class<L::StatelessGRU, L::Chain>(m, "StatelessGRU")
+        .def(link_init<L::StatelessGRU>([](py::handle in_size, int64_t out_size, py::handle init, py::handle inner_init,
+                                           py::handle bias_init) {
                  return std::make_shared<L::StatelessGRU>(
                      optional_int(in_size), out_size,
                      L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});

@@ -166,6 +166,17 @@ void bind_parameter(py::module_& m) {
         .def("_deep_copy", &L::Parameter::deep_copy);
 }
 
+// A Python object as a link's binding data: released with the GIL taken (links may die in
+// C++ loops that run without it), leaked when the interpreter is already gone.
+std::shared_ptr<const void> python_binding_data(py::object obj) {
+    return std::shared_ptr<const void>(new py::object(std::move(obj)), [](const void* p) {
+        auto* obj = static_cast<const py::object*>(p);
+        if (Py_IsInitialized() == 0) return;
+        py::gil_scoped_acquire gil;
+        delete obj;
+    });
+}
+
 py::object link_xp(const L::Link& self) {
     if (self.device().kind == DeviceKind::kNative) return py::module_::import("numpy");
     return py::module_::import("rensa");
@@ -239,6 +250,23 @@ void bind_link(py::module_& m) {
         .def(
             "copy", [](const L::Link& self, const std::string& mode) { return self.copy(to_copy_mode(mode)); },
             py::arg("mode") = "share")
+        .def("_clone_object", &L::Link::shallow_copy)
+        // rensa.link_hooks: a computed weight in place of a parameter for one forward.
+        .def(
+            "_replace_param",
+            [](L::Link& self, const std::string& name, const Variable& value) {
+                return self.replace_param(name, self.param(name).stand_in(value));
+            },
+            py::arg("name"), py::arg("value"))
+        .def("_restore_param", &L::Link::replace_param, py::arg("name"), py::arg("param"))
+        // What rensa._link_copy records of a built-in link's construction (None if nothing).
+        .def("_set_init_args",
+             [](L::Link& self, py::object args) { self.set_binding_data(python_binding_data(std::move(args))); })
+        .def("_init_args",
+             [](const L::Link& self) -> py::object {
+                 if (!self.binding_data()) return py::none();
+                 return *static_cast<const py::object*>(self.binding_data().get());
+             })
         .def(
             "repeat",
             [](const L::Link& self, int n_repeat, const std::string& mode) {

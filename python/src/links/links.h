@@ -2,7 +2,10 @@
 // Internal to the bind files of rensa._core.links (python/src/links/, one file per family of
 // links/): the conversion of Chainer's initializer arguments, the trampoline of Python
 // subclasses and the parts of bind_links, one per file.
+#include <memory>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "functions/connection/convolution.h"
 #include "links/initializer.h"
@@ -43,9 +46,12 @@ public:
     }
 
     Variable forward(const Variable& x) override {
-        {
+        if (!in_python_forward_) {
             py::gil_scoped_acquire gil;
-            if (py::function f = python_forward()) return to_variable(f(x));
+            if (py::function f = python_forward()) {
+                PythonForwardScope scope(in_python_forward_);
+                return to_variable(f(x));
+            }
         }
         if constexpr (requires { Base::forward(x); }) {
             return Base::forward(x);
@@ -54,9 +60,10 @@ public:
         }
     }
     Variable forward(const std::vector<Variable>& xs) override {
-        {
+        if (!in_python_forward_) {
             py::gil_scoped_acquire gil;
             if (py::function f = python_forward()) {
+                PythonForwardScope scope(in_python_forward_);
                 py::tuple args(xs.size());
                 for (size_t i = 0; i < xs.size(); ++i) args[i] = py::cast(xs[i]);
                 return to_variable(f(*args));
@@ -81,6 +88,20 @@ public:
     }
 
 private:
+    // Note [Python forward of a built-in link]: a Python subclass of a built-in link (class
+    // MyLinear(L.Linear) with its own forward) is called through this trampoline by C++
+    // (containers, Classifier, updaters) and by the bound __call__. Its forward usually calls
+    // super().forward(x), which is the bound C++ forward and dispatches virtually back here:
+    // while the Python forward of this object runs, the C++ forward is the base's.
+    struct PythonForwardScope {
+        explicit PythonForwardScope(bool& flag) : flag_(flag) { flag_ = true; }
+        ~PythonForwardScope() { flag_ = false; }
+        PythonForwardScope(const PythonForwardScope&) = delete;
+        PythonForwardScope& operator=(const PythonForwardScope&) = delete;
+        bool& flag_;
+    };
+    bool in_python_forward_ = false;
+
     py::function python_forward() const {
         const Base* self = this;
         if (py::function f = py::get_override(self, "forward")) return f;
@@ -90,6 +111,37 @@ private:
         return {};
     }
 };
+
+// py::init for a built-in link T from its factory (a lambda returning std::shared_ptr<T>):
+// the link itself for T, and for a Python subclass of T the trampoline PyLink<T> over the
+// same registry (a copy of the new link: same parameters and children), so that C++ calls
+// the subclass's Python forward (Note [Python forward of a built-in link]).
+template <class F>
+struct FactoryArgs : FactoryArgs<decltype(&F::operator())> {};
+template <class C, class R, class... A>
+struct FactoryArgs<R (C::*)(A...) const> {
+    using type = std::tuple<A...>;
+};
+template <class T, class F, class... A>
+auto link_init_from(F make, std::tuple<A...>* /*args*/) {
+    return py::init([make](A... a) -> std::shared_ptr<T> { return make(std::forward<A>(a)...); },
+                    [make](A... a) -> std::shared_ptr<PyLink<T>> {
+                        return std::make_shared<PyLink<T>>(*make(std::forward<A>(a)...));
+                    });
+}
+template <class T, class F>
+auto link_init(F make) {
+    return link_init_from<T>(std::move(make), static_cast<typename FactoryArgs<F>::type*>(nullptr));
+}
+
+// The class of a built-in link T (parent P) with a dynamic __dict__, the trampoline for Python
+// subclasses, and the copy constructor rensa.link._init_clone calls for Link.copy (`_source`).
+template <class T, class P>
+auto link_class(py::module_& m, const char* name) {
+    auto cls = py::classh<T, P, PyLink<T>>(m, name, py::dynamic_attr());
+    cls.def(py::init([](const T& source) { return std::make_shared<PyLink<T>>(source); }), py::arg("_source"));
+    return cls;
+}
 
 // Parts of bind_links, in the order bind_links calls them.
 void bind_initializers(py::module_& init);          // initializers.cc

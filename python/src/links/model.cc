@@ -28,32 +28,59 @@ L::LossFunction loss_function(py::handle f, const char* name) {
     return f.cast<L::LossFunction>();
 }
 
+// `f` for Python: rensa.functions.<name> when it holds `default_function`, else the callable.
+py::object function_to_python(const L::LossFunction& f, Variable (*default_function)(const Variable&, const Variable&),
+                              const char* name) {
+    using Plain = Variable (*)(const Variable&, const Variable&);
+    if (const Plain* target = f.target<Plain>(); target != nullptr && *target == default_function) {
+        return py::module_::import("rensa._core.functions").attr(name);
+    }
+    return py::cast(f);
+}
+
 }  // namespace
 
 void bind_model_links(py::module_& m) {
-    py::classh<L::Classifier, L::Chain>(m, "Classifier", py::dynamic_attr())
-        .def(py::init([](std::shared_ptr<L::Link> predictor, py::handle lossfun, py::handle accfun, int label_key) {
-                 return std::make_shared<L::Classifier>(std::move(predictor),
-                                                        loss_function(lossfun, "softmax_cross_entropy"),
-                                                        loss_function(accfun, "accuracy"), label_key);
-             }),
+    link_class<L::Classifier, L::Chain>(m, "Classifier")
+        .def(link_init<L::Classifier>(
+                 [](std::shared_ptr<L::Link> predictor, py::handle lossfun, py::handle accfun, int label_key) {
+                     return std::make_shared<L::Classifier>(std::move(predictor),
+                                                            loss_function(lossfun, "softmax_cross_entropy"),
+                                                            loss_function(accfun, "accuracy"), label_key);
+                 }),
              py::arg("predictor"), py::arg("lossfun") = py::none(), py::arg("accfun") = py::none(),
              py::arg("label_key") = -1)
         .def_readonly("predictor", &L::Classifier::predictor)
+        // Chainer's assignable attributes; the defaults read back as rensa.functions' own.
+        .def_property(
+            "lossfun",
+            [](const L::Classifier& self) {
+                return function_to_python(self.lossfun, &L::Classifier::default_lossfun, "softmax_cross_entropy");
+            },
+            [](L::Classifier& self, py::handle f) {
+                self.lossfun = loss_function(f, "softmax_cross_entropy");
+                if (!self.lossfun) self.lossfun = &L::Classifier::default_lossfun;
+            })
+        .def_property(
+            "accfun",
+            [](const L::Classifier& self) {
+                return function_to_python(self.accfun, &L::Classifier::default_accfun, "accuracy");
+            },
+            [](L::Classifier& self, py::handle f) {
+                self.accfun = loss_function(f, "accuracy");
+                if (!self.accfun) self.accfun = &L::Classifier::default_accfun;
+            })
         .def_readwrite("compute_accuracy", &L::Classifier::compute_accuracy)
         .def_readwrite("label_key", &L::Classifier::label_key)
         .def_property_readonly("y", [](const L::Classifier& self) { return variable_or_none(self.y); })
         .def_property_readonly("loss", [](const L::Classifier& self) { return variable_or_none(self.loss); })
         .def_property_readonly("accuracy", [](const L::Classifier& self) { return variable_or_none(self.accuracy); });
 
-    py::classh<L::VGG16, L::Chain>(m, "VGG16", py::dynamic_attr())
-        .def(py::init<int64_t>(), py::arg("class_labels") = 10);
-    py::classh<L::ResNet50, L::Chain>(m, "ResNet50", py::dynamic_attr())
-        .def(py::init<int64_t>(), py::arg("n_class") = 1000);
-    py::classh<L::GoogLeNet, L::Chain>(m, "GoogLeNet", py::dynamic_attr())
-        .def(py::init<int64_t>(), py::arg("n_class") = 1000);
-    py::classh<L::Alex, L::Chain>(m, "Alex", py::dynamic_attr()).def(py::init<int64_t>(), py::arg("n_class") = 1000);
-    py::classh<L::NIN, L::Chain>(m, "NIN", py::dynamic_attr()).def(py::init<int64_t>(), py::arg("n_class") = 1000);
+    link_class<L::VGG16, L::Chain>(m, "VGG16").def(py::init<int64_t>(), py::arg("class_labels") = 10);
+    link_class<L::ResNet50, L::Chain>(m, "ResNet50").def(py::init<int64_t>(), py::arg("n_class") = 1000);
+    link_class<L::GoogLeNet, L::Chain>(m, "GoogLeNet").def(py::init<int64_t>(), py::arg("n_class") = 1000);
+    link_class<L::Alex, L::Chain>(m, "Alex").def(py::init<int64_t>(), py::arg("n_class") = 1000);
+    link_class<L::NIN, L::Chain>(m, "NIN").def(py::init<int64_t>(), py::arg("n_class") = 1000);
 }
 
 }  // namespace rensa::python::links_detail

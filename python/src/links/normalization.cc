@@ -13,10 +13,11 @@ namespace rensa::python::links_detail {
 namespace L = rensa::links;
 
 void bind_normalization_links(py::module_& m) {
-    py::classh<L::BatchNormalization, L::Link>(m, "BatchNormalization", py::dynamic_attr())
-        .def(py::init([](py::handle size, double decay, double eps, py::handle dtype, bool use_gamma, bool use_beta,
-                         py::handle initial_gamma, py::handle initial_beta, py::handle axis,
-                         py::handle initial_avg_mean, py::handle initial_avg_var) {
+    link_class<L::BatchNormalization, L::Link>(m, "BatchNormalization")
+        .def(link_init<L::BatchNormalization>([](py::handle size, double decay, double eps, py::handle dtype,
+                                                 bool use_gamma, bool use_beta, py::handle initial_gamma,
+                                                 py::handle initial_beta, py::handle axis, py::handle initial_avg_mean,
+                                                 py::handle initial_avg_var) {
                  L::BatchNormalizationOptions o;
                  o.decay = decay;
                  o.eps = eps;
@@ -67,17 +68,18 @@ void bind_normalization_links(py::module_& m) {
             return py::tuple(axes);
         });
 
-    py::classh<L::LayerNormalization, L::Link>(m, "LayerNormalization", py::dynamic_attr())
-        .def(py::init([](py::handle size, double eps, py::handle initial_gamma, py::handle initial_beta) {
-                 return std::make_shared<L::LayerNormalization>(optional_int(size), eps, to_initializer(initial_gamma),
-                                                                to_initializer(initial_beta));
-             }),
+    link_class<L::LayerNormalization, L::Link>(m, "LayerNormalization")
+        .def(link_init<L::LayerNormalization>(
+                 [](py::handle size, double eps, py::handle initial_gamma, py::handle initial_beta) {
+                     return std::make_shared<L::LayerNormalization>(
+                         optional_int(size), eps, to_initializer(initial_gamma), to_initializer(initial_beta));
+                 }),
              py::arg("size") = py::none(), py::arg("eps") = 1e-6, py::arg("initial_gamma") = py::none(),
              py::arg("initial_beta") = py::none())
         .def_readwrite("eps", &L::LayerNormalization::eps);
 
-    py::classh<L::GroupNormalization, L::Link>(m, "GroupNormalization", py::dynamic_attr())
-        .def(py::init(
+    link_class<L::GroupNormalization, L::Link>(m, "GroupNormalization")
+        .def(link_init<L::GroupNormalization>(
                  [](int64_t groups, py::handle size, double eps, py::handle initial_gamma, py::handle initial_beta) {
                      return std::make_shared<L::GroupNormalization>(
                          groups, optional_int(size), eps, to_initializer(initial_gamma), to_initializer(initial_beta));
