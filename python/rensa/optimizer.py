@@ -9,6 +9,7 @@ try:
     # chainer.optimizer still exports these hooks under their old names.
     from rensa._core.optimizer_hooks import (  # noqa: F401
         GradientClipping, GradientHardClipping, GradientNoise, Lasso, WeightDecay)
+    from rensa import _optimizer_support  # noqa: F401  UpdateRule.state, copies and pickle
     __all__ = ['Optimizer', 'GradientMethod', 'UpdateRule', 'Hyperparameter',
                'WeightDecay', 'Lasso', 'GradientClipping', 'GradientHardClipping',
                'GradientNoise']

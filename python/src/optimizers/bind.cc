@@ -2,10 +2,12 @@
 // concrete optimizers are in optimizers.cc, the hooks in hooks.cc).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "links/link.h"
 #include "python/src/optimizers/optimizers.h"
+#include "python/src/optimizers/subclass.h"
 #include "serializers/serializer.h"
 
 namespace rensa::python {
@@ -49,19 +51,16 @@ void bind_hyperparameter(py::module_& m) {
 
 template <class Class>
 void define_update_rule(Class cls) {
-    cls.def_property_readonly(
-           "hyperparam", [](UpdateRule& r) -> Hyperparameter& { return r.hyperparam(); },
-           py::return_value_policy::reference_internal)
+    // Chainer's UpdateRule(parent_hyperparam=None), for Python subclasses.
+    cls.def(py::init([](std::shared_ptr<Hyperparameter> parent) { return std::make_shared<PyUpdateRule>(parent); }),
+            py::arg("parent_hyperparam") = nullptr)
+        .def_property_readonly(
+            "hyperparam", [](UpdateRule& r) -> Hyperparameter& { return r.hyperparam(); },
+            py::return_value_policy::reference_internal)
         .def_readwrite("t", &UpdateRule::t)
         .def_readwrite("enabled", &UpdateRule::enabled)
         .def_readwrite("use_fp32_update", &UpdateRule::use_fp32_update)
         // numpy views of the state arrays (in-place edits reach the rule).
-        .def_property_readonly("state",
-                               [](const UpdateRule& r) {
-                                   py::dict d;
-                                   for (const auto& [name, array] : r.state) d[py::str(name)] = to_numpy(array);
-                                   return d;
-                               })
         .def("update", &UpdateRule::update, py::arg("param"), py::call_guard<py::gil_scoped_release>())
         .def("serialize", &UpdateRule::serialize, py::arg("serializer"))
         .def(
@@ -71,6 +70,26 @@ void define_update_rule(Class cls) {
             },
             py::arg("hook"), py::arg("name") = py::none(), py::arg("timing") = "auto")
         .def("remove_hook", &UpdateRule::remove_hook, py::arg("name"))
+        // The state by name for rensa.optimizer's mapping (UpdateRule.state in Python): numpy
+        // views; an array set here is aliased, so Python's in-place edits reach the rule.
+        .def("_state_keys",
+             [](const UpdateRule& r) {
+                 std::vector<std::string> keys;
+                 for (const auto& [name, array] : r.state) keys.push_back(name);
+                 return keys;
+             })
+        .def("_state_get",
+             [](const UpdateRule& r, const std::string& name) {
+                 auto it = r.state.find(name);
+                 if (it == r.state.end()) throw py::key_error(name);
+                 return to_numpy(it->second);
+             })
+        .def("_state_set",
+             [](UpdateRule& r, const std::string& name, py::handle value) { r.state[name] = to_array(value); })
+        .def("_state_del",
+             [](UpdateRule& r, const std::string& name) {
+                 if (r.state.erase(name) == 0) throw py::key_error(name);
+             })
         .def("__getattr__", [](UpdateRule& r, const std::string& name) { return hyper_getattr(r.hyperparam(), name); });
 }
 
@@ -78,9 +97,9 @@ void bind_update_rule(py::module_& m) {
     // A subclass of the links helper's ParameterUpdateRule when it is bound, so that
     // param.update_rule finds the rule classes.
     if (py::detail::get_type_info(typeid(links::ParameterUpdateRule)) != nullptr) {
-        define_update_rule(py::classh<UpdateRule, links::ParameterUpdateRule>(m, "UpdateRule"));
+        define_update_rule(py::classh<UpdateRule, links::ParameterUpdateRule, PyUpdateRule>(m, "UpdateRule"));
     } else {
-        define_update_rule(py::classh<UpdateRule>(m, "UpdateRule"));
+        define_update_rule(py::classh<UpdateRule, PyUpdateRule>(m, "UpdateRule"));
     }
 }
 
@@ -109,7 +128,8 @@ void optimizer_setattr(const py::object& self, const py::str& name, const py::ob
 }
 
 void bind_optimizer(py::module_& m) {
-    py::classh<Optimizer>(m, "Optimizer", py::dynamic_attr())
+    py::classh<Optimizer, PyOptimizer>(m, "Optimizer", py::dynamic_attr())
+        .def(py::init<>())
         .def(
             "setup",
             [](Optimizer& self, std::shared_ptr<links::Link> link) -> Optimizer& {
@@ -123,9 +143,10 @@ void bind_optimizer(py::module_& m) {
         .def_readwrite("t", &Optimizer::t)
         .def_readwrite("epoch", &Optimizer::epoch)
         .def("new_epoch", &Optimizer::new_epoch)
+        // Shared, so that a Python GradientMethod can hand it to its rules as their parent.
         .def_property_readonly(
-            "hyperparam", [](Optimizer& self) -> Hyperparameter& { return self.hyperparam(); },
-            py::return_value_policy::reference_internal)
+            "hyperparam",
+            [](Optimizer& self) { return std::const_pointer_cast<Hyperparameter>(self.hyperparam_ptr()); })
         .def(
             "add_hook",
             [](Optimizer& self, const py::object& hook, std::optional<std::string> name, const std::string& timing) {
@@ -144,7 +165,8 @@ void bind_optimizer(py::module_& m) {
              [](const Optimizer& self, const std::string& name) { return hyper_getattr(self.hyperparam(), name); })
         .def("__setattr__", &optimizer_setattr);
 
-    py::classh<GradientMethod, Optimizer>(m, "GradientMethod")
+    py::classh<GradientMethod, Optimizer, PyGradientMethod>(m, "GradientMethod", py::dynamic_attr())
+        .def(py::init<>())
         .def("use_fp32_update", &GradientMethod::use_fp32_update, py::arg("flag") = true);
 }
 
