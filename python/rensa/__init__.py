@@ -16,8 +16,10 @@ from rensa.reporter import *  # noqa: F401,F403  report, report_scope, Reporter,
 from rensa.backend import get_device  # noqa: F401
 from rensa.runtime_info import print_runtime_info  # noqa: F401
 
-# Links (Link, Chain, ChainList, Sequential, Parameter).
+# Links (Link, Chain, ChainList, Sequential, Parameter), link hooks, optimizer base classes.
 from rensa.link import *  # noqa: F401,F403
+from rensa.link_hook import LinkHook  # noqa: F401
+from rensa.optimizer import GradientMethod, Optimizer, UpdateRule  # noqa: F401
 
 # Submodules under Chainer's names.
 from rensa import backend  # noqa: F401,E402
@@ -25,6 +27,7 @@ from rensa import backends  # noqa: F401,E402
 from rensa import cuda  # noqa: F401,E402
 from rensa import functions  # noqa: F401,E402
 from rensa import links  # noqa: F401,E402
+from rensa import link_hooks  # noqa: F401,E402
 from rensa import initializers  # noqa: F401,E402
 from rensa import optimizer  # noqa: F401,E402
 from rensa import optimizers  # noqa: F401,E402
