@@ -28,13 +28,16 @@ namespace rensa::functions {
 [[nodiscard]] Variable bilinear(const Variable& e1, const Variable& e2, const Variable& W, const Variable& V1 = {},
                                 const Variable& V2 = {}, const Variable& b = {});
 
-// --- Chainer's n-step RNNs. xs: sequences (L_i, in) sorted by decreasing L_i; hx (and cx):
-// (n_layers * directions, len(xs), units); ws[l] / bs[l]: the matrices / biases of layer l
-// (layer-major, forward before backward direction when bidirectional): (units, in) on x,
-// (units, units) on h, in is the layer's input width (2 * units above the first layer
-// when bidirectional). ys[i]: (L_i, directions * units). Dropout with dropout_ratio on the
-// inputs of every layer but the first (training only). DimensionError / ValueError on bad
-// arguments. Differentiable any number of times.
+// --- Chainer's n-step RNNs, with Chainer's time-major contract: xs[t] (B_t, in) holds the
+// inputs at time t of the sequences still running, B_t non-increasing (F::transpose_sequence
+// of sequences sorted by decreasing length); hx (and cx): (n_layers * directions, B, units),
+// B >= B_0; ws[l] / bs[l]: the matrices / biases of layer l (layer-major, forward before
+// backward direction when bidirectional): (units, in) on x, (units, units) on h, in is the
+// layer's input width (2 * units above the first layer when bidirectional). ys[t]: (B_t,
+// directions * units); hy / cy hold each sequence's last state (rows of sequences shorter
+// than the batch stop changing when they end). Dropout with dropout_ratio on the inputs of
+// every layer but the first (training only). DimensionError / ValueError on bad arguments.
+// Differentiable any number of times.
 struct NStepLSTMResult {
     Variable hy, cy;
     std::vector<Variable> ys;

@@ -1,8 +1,9 @@
 #pragma once
 // Private to functions/connection: the type checks and nodes the convolution files share, and
 // the layer/direction/time loop shared by n_step_rnn, n_step_gru and n_step_lstm (Chainer's
-// n_step_rnn_impl): xs are sorted by decreasing length and walked time step by time step,
-// the state rows of sequences that have ended pass through unchanged.
+// n_step_rnn_impl): xs are time steps (B_t, in) with B_t non-increasing, walked in order (and
+// backwards for the second direction); the state rows of sequences that have ended pass
+// through unchanged.
 
 #include <functional>
 #include <string>

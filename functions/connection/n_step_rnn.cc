@@ -1,4 +1,4 @@
-// n_step_rnn / n_step_birnn / n_step_gru / n_step_bigru, and the loop every n-step RNN shares,
+// n_step_rnn / n_step_birnn / n_step_gru / n_step_bigru, and the time-major loop every n-step RNN shares,
 // composed of linear, the activations and the array functions (so double backprop works).
 
 #include <string>
@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "autograd/basic_math.h"
+#include "autograd/check.h"
 #include "core/error.h"
 #include "functions/activation.h"
 #include "functions/array.h"
@@ -17,17 +18,31 @@ namespace rensa::functions {
 namespace detail {
 namespace {
 
+// Chainer's contract: xs[t] (B_t, in) with B_t non-increasing, hx (stacks, B, units) with
+// B >= B_0 (rows beyond B_0, sequences of length 0, pass through), ws / bs per stack.
 void check_n_step(const NStepArgs& a, const Variable& hx, const Variable& cx,
                   const std::vector<std::vector<Variable>>& ws, const std::vector<std::vector<Variable>>& bs,
                   const std::vector<Variable>& xs) {
     const int64_t stacks = int64_t{a.n_layers} * (a.bidirectional ? 2 : 1);
-    RENSA_CHECK(a.n_layers > 0, ValueError, a.name, ": n_layers must be positive, got ", a.n_layers);
-    RENSA_CHECK(!xs.empty(), ValueError, a.name, ": xs must not be empty");
+    RENSA_CHECK(a.n_layers > 0, ValueError, a.name, ": Expect: n_layers > 0, Actual: n_layers = ", a.n_layers);
+    RENSA_CHECK(!xs.empty(), ValueError, a.name, ": Expect: len(xs) > 0 (one entry per time step), Actual: 0");
+    for (size_t t = 0; t < xs.size(); ++t) {
+        expect_defined(xs[t], a.name, "xs[t]");
+        RENSA_CHECK(xs[t].ndim() == 2, DimensionError, a.name, ": Expect: xs[", t,
+                    "].ndim == 2 (B_t, in), Actual: ", xs[t].shape());
+        RENSA_CHECK(t == 0 || (xs[t].shape()[0] <= xs[t - 1].shape()[0] && xs[t].shape()[1] == xs[0].shape()[1]),
+                    DimensionError, a.name, ": Expect: xs[", t, "].shape[0] <= xs[", t - 1,
+                    "].shape[0] (time-major steps of sequences sorted by decreasing length) and xs[", t,
+                    "].shape[1] == xs[0].shape[1], Actual: xs[", t - 1, "].shape = ", xs[t - 1].shape(), ", xs[", t,
+                    "].shape = ", xs[t].shape());
+    }
+    expect_defined(hx, a.name, "hx");
     RENSA_CHECK(hx.ndim() == 3, DimensionError, a.name, ": Expect: hx.ndim == 3, Actual: ", hx.ndim());
     RENSA_CHECK(hx.shape()[0] == stacks, DimensionError, a.name,
                 ": Expect: hx.shape[0] == n_layers * directions == ", stacks, ", Actual: ", hx.shape()[0]);
-    RENSA_CHECK(hx.shape()[1] == static_cast<int64_t>(xs.size()), DimensionError, a.name,
-                ": Expect: hx.shape[1] == len(xs), Actual: ", hx.shape()[1], " != ", xs.size());
+    RENSA_CHECK(hx.shape()[1] >= xs[0].shape()[0], DimensionError, a.name,
+                ": Expect: hx.shape[1] >= xs[0].shape[0] (the batch), Actual: ", hx.shape()[1], " < ",
+                xs[0].shape()[0]);
     RENSA_CHECK(!cx.defined() || cx.shape() == hx.shape(), DimensionError, a.name,
                 ": Expect: cx.shape == hx.shape, Actual: ", cx.shape(), " != ", hx.shape());
     RENSA_CHECK(static_cast<int64_t>(ws.size()) == stacks && static_cast<int64_t>(bs.size()) == stacks, DimensionError,
@@ -37,6 +52,11 @@ void check_n_step(const NStepArgs& a, const Variable& hx, const Variable& cx,
                     DimensionError, a.name, ": Expect: len(ws[", i, "]) == len(bs[", i, "]) == ", a.n_weights,
                     ", Actual: ", ws[i].size(), ", ", bs[i].size());
     }
+    expect_defined(ws[0][0], a.name, "ws[0][0]");
+    RENSA_CHECK(ws[0][0].ndim() == 2 && ws[0][0].shape()[1] == xs[0].shape()[1], ValueError, a.name,
+                ": Inconsistent input size in input values and weight parameters: Expect: ws[0][0].shape[1] == "
+                "xs[0].shape[1] == ",
+                xs[0].shape()[1], ", Actual: ws[0][0].shape = ", ws[0][0].shape());
 }
 
 struct DirectionResult {
@@ -45,7 +65,8 @@ struct DirectionResult {
 };
 
 // Chainer's _one_directional_loop over time steps `steps` (batch non-increasing or, when
-// reversed, non-decreasing): rows beyond a step's batch are split off and joined again.
+// reversed, non-decreasing): rows beyond a step's batch are split off and joined again, so a
+// sequence that has ended (or not yet begun, backwards) keeps its state.
 DirectionResult one_direction(const RnnCell& cell, const std::vector<Variable>& steps, Variable h, Variable c,
                               const std::vector<Variable>& ws, const std::vector<Variable>& bs) {
     std::vector<Variable> hs;
@@ -86,7 +107,7 @@ NStepOutputs n_step_rnn_impl(const RnnCell& cell, const NStepArgs& args, const V
                              const std::vector<Variable>& xs) {
     check_n_step(args, hx, cx, ws, bs, xs);
     const int directions = args.bidirectional ? 2 : 1;
-    std::vector<Variable> next = transpose_sequence(xs), hy, cy;
+    std::vector<Variable> next = xs, hy, cy;
     for (int layer = 0; layer < args.n_layers; ++layer) {
         const std::vector<Variable> in = layer == 0 ? next : dropped(next, args.dropout_ratio);
         const auto run = [&](int idx, const std::vector<Variable>& steps) {
@@ -107,7 +128,7 @@ NStepOutputs n_step_rnn_impl(const RnnCell& cell, const NStepArgs& args, const V
         for (size_t t = 0; t < forward.size(); ++t)
             next.push_back(concat({forward[t], backward[forward.size() - 1 - t]}, 1));
     }
-    return {stack(hy, 0), cy.empty() ? Variable() : stack(cy, 0), transpose_sequence(next)};
+    return {stack(hy, 0), cy.empty() ? Variable() : stack(cy, 0), next};
 }
 
 }  // namespace detail

@@ -162,6 +162,8 @@ std::pair<std::vector<Variable>, std::vector<Variable>> NStepRNNBase::call(std::
     RENSA_CHECK(!xs.empty(), ValueError, name, ": xs must not be empty");
     for (const Variable& x : xs) {
         RENSA_CHECK(x.defined() && x.ndim() == 2, DimensionError, name, ": every xs[i] must be 2-d (L_i, in_size)");
+        RENSA_CHECK(x.shape()[0] > 0, ValueError, name,
+                    ": Expect: every xs[i].shape[0] > 0, Actual: a sequence of shape ", x.shape());
     }
     initialize_lazy(xs);
     const std::vector<int64_t> order = argsort_by_length_descending(xs);
@@ -189,27 +191,30 @@ std::pair<std::vector<Variable>, std::vector<Variable>> NStepRNNBase::call(std::
     return {std::move(hys), std::move(ys)};
 }
 
+// Chainer's _call after the sort: the functions take time steps, so the sorted sequences go
+// through F::transpose_sequence on the way in and the outputs on the way out.
 std::pair<std::vector<Variable>, std::vector<Variable>> NStepRNNBase::run(const std::vector<Variable>& hs,
-                                                                          const std::vector<Variable>& xs) {
+                                                                          const std::vector<Variable>& sequences) {
     const bool bi = direction_ == 2;
     const auto w = ws(), b = bs();
+    const std::vector<Variable> xs = F::transpose_sequence(sequences);
     switch (kind_) {
         case NStepKind::kLSTM: {
             F::NStepLSTMResult r = bi ? F::n_step_bilstm(n_layers_, dropout_, hs[0], hs[1], w, b, xs)
                                       : F::n_step_lstm(n_layers_, dropout_, hs[0], hs[1], w, b, xs);
-            return {{r.hy, r.cy}, std::move(r.ys)};
+            return {{r.hy, r.cy}, F::transpose_sequence(r.ys)};
         }
         case NStepKind::kGRU: {
             auto [hy, ys] = bi ? F::n_step_bigru(n_layers_, dropout_, hs[0], w, b, xs)
                                : F::n_step_gru(n_layers_, dropout_, hs[0], w, b, xs);
-            return {{hy}, std::move(ys)};
+            return {{hy}, F::transpose_sequence(ys)};
         }
         case NStepKind::kRNNTanh:
         case NStepKind::kRNNReLU: {
             const std::string activation = kind_ == NStepKind::kRNNTanh ? "tanh" : "relu";
             auto [hy, ys] = bi ? F::n_step_birnn(n_layers_, dropout_, hs[0], w, b, xs, activation)
                                : F::n_step_rnn(n_layers_, dropout_, hs[0], w, b, xs, activation);
-            return {{hy}, std::move(ys)};
+            return {{hy}, F::transpose_sequence(ys)};
         }
     }
     RENSA_THROW(ValueError, "NStepRNN: unknown kind");

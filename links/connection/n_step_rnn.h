@@ -8,8 +8,10 @@
 // (out_size, in) for the first n/2 matrices, in = in_size on the first layer and
 // directions * out_size above it, and (out_size, out_size) for the others; bj is (out_size,).
 //
-// Unlike the F::n_step_* functions, the links take the sequences in any order: they sort
-// them by decreasing length, permute hx (and cx) to match, and undo both on the outputs.
+// Unlike the F::n_step_* functions, which take time steps, the links take a list of
+// sequences (L_i, in_size), L_i > 0, in any order: they sort them by decreasing length,
+// permute hx (and cx) to match, transpose the sequences into time steps
+// (F::transpose_sequence), and undo all three on the outputs.
 
 #include <cstdint>
 #include <optional>
@@ -75,7 +77,7 @@ private:
     std::vector<const NStepRNNLayer*> layers();  // the children; ValueError for a foreign one
     void initialize_lazy(const std::vector<Variable>& xs);
     std::pair<std::vector<Variable>, std::vector<Variable>> run(const std::vector<Variable>& hs,
-                                                                const std::vector<Variable>& xs);
+                                                                const std::vector<Variable>& sequences);
 
     NStepKind kind_;
     int n_layers_;

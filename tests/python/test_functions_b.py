@@ -189,7 +189,9 @@ def test_n_step_lstm():
     hx, cx = rand(1, 2, units), rand(1, 2, units)
     ws = [[rand(units, n_in) for _ in range(4)] + [rand(units, units) for _ in range(4)]]
     bs = [[rand(units) for _ in range(8)]]
-    hy, cy, ys = F.n_step_lstm(1, 0.0, hx, cx, ws, bs, xs)
+    # Chainer's contract: time steps in, time steps out.
+    hy, cy, ys = F.n_step_lstm(1, 0.0, hx, cx, ws, bs, F.transpose_sequence(xs))
+    ys = F.transpose_sequence(ys)
     rhy, rcy, rys = lstm_ref(hx, cx, ws[0], bs[0], xs)
     close(hy, rhy, 1e-4)
     close(cy, rcy, 1e-4)
@@ -204,7 +206,8 @@ def test_n_step_rnn_and_gru():
     hx = rand(1, 2, units)
     ws = [[rand(units, n_in), rand(units, units)]]
     bs = [[rand(units), rand(units)]]
-    hy, ys = F.n_step_rnn(1, 0.0, hx, ws, bs, xs, activation='relu')
+    hy, ys = F.n_step_rnn(1, 0.0, hx, ws, bs, F.transpose_sequence(xs), activation='relu')
+    ys = F.transpose_sequence(ys)
     h = hx[0].astype(np.float64)
     for t in range(3):
         x = np.stack([xs[0][t], xs[1][t]])
@@ -212,10 +215,10 @@ def test_n_step_rnn_and_gru():
         close(ys[0][t], h[0], 1e-4)
     close(hy, h[None], 1e-4)
     with pytest.raises(ValueError, match='activation'):
-        F.n_step_rnn(1, 0.0, hx, ws, bs, xs, activation='sigmoid')
+        F.n_step_rnn(1, 0.0, hx, ws, bs, F.transpose_sequence(xs), activation='sigmoid')
     wg = [[rand(units, n_in) for _ in range(3)] + [rand(units, units) for _ in range(3)]]
     bg = [[rand(units) for _ in range(6)]]
-    hy, ys = F.n_step_gru(1, 0.0, hx, wg, bg, xs)
+    hy, ys = F.n_step_gru(1, 0.0, hx, wg, bg, F.transpose_sequence(xs))
     w, b, h = wg[0], bg[0], hx[0].astype(np.float64)
     for t in range(3):
         x = np.stack([xs[0][t], xs[1][t]])
@@ -236,9 +239,9 @@ def test_n_step_bilstm_shapes():
         for _ in range(2):
             ws.append([rand(units, width) for _ in range(4)] + [rand(units, units) for _ in range(4)])
             bs.append([rand(units) for _ in range(8)])
-    hy, cy, ys = F.n_step_bilstm(2, 0.0, hx, cx, ws, bs, xs)
+    hy, cy, ys = F.n_step_bilstm(2, 0.0, hx, cx, ws, bs, F.transpose_sequence(xs))
     assert hy.shape == (4, 2, units) and cy.shape == (4, 2, units)
-    assert [y.shape for y in ys] == [(3, 2 * units), (1, 2 * units)]
+    assert [y.shape for y in ys] == [(2, 2 * units), (1, 2 * units), (1, 2 * units)]
 
 
 # --- pooling ----------------------------------------------------------------------------

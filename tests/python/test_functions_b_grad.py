@@ -82,14 +82,14 @@ def test_n_step_lstm_backward():
     units = 2
     ws = [[rand(units, 3) for _ in range(4)] + [rand(units, units) for _ in range(4)]]
     bs = [[rand(units) for _ in range(8)]]
-    xs = [rand(3, 3), rand(2, 3)]
+    xs = [rand(2, 3), rand(2, 3), rand(1, 3)]  # time steps: sequences of lengths 3 and 2
 
-    def fn(hx, cx, x0, x1):
-        hy, cy, ys = F.n_step_lstm(1, 0.0, hx, cx, ws, bs, [x0, x1])
-        return hy, cy, ys[0], ys[1]
+    def fn(hx, cx, x0, x1, x2):
+        hy, cy, ys = F.n_step_lstm(1, 0.0, hx, cx, ws, bs, [x0, x1, x2])
+        return hy, cy, ys[0], ys[1], ys[2]
 
-    grads = (rand(1, 2, units), rand(1, 2, units), rand(3, units), rand(2, units))
-    check_backward(fn, (rand(1, 2, units), rand(1, 2, units), xs[0], xs[1]), grads, eps=1e-4, atol=1e-4,
+    grads = (rand(1, 2, units), rand(1, 2, units), rand(2, units), rand(2, units), rand(1, units))
+    check_backward(fn, (rand(1, 2, units), rand(1, 2, units), *xs), grads, eps=1e-4, atol=1e-4,
                    rtol=1e-4)
 
 

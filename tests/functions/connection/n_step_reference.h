@@ -1,8 +1,10 @@
 #pragma once
 // Float64 loop references of Chainer's n-step RNNs, one sequence at a time (a sequence's
 // rows in the packed batch evolve independently), and the input layout of their tests:
-// [hx, cx (LSTM only), ws[0][0..], ws[1][0..], ..., bs[0][0..], ..., xs[0], xs[1], ...].
+// [hx, cx (LSTM only), ws[0][0..], ws[1][0..], ..., bs[0][0..], ..., xs[0], xs[1], ...] with
+// xs time-major as the functions take them: xs[t] (B_t, in), B_t the sequences longer than t.
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -16,13 +18,18 @@ struct NStepSpec {
     int n_layers = 1;
     bool bi = false;
     int64_t in = 2, units = 2;
-    std::vector<int64_t> lengths{3, 2, 2};
+    std::vector<int64_t> lengths{3, 2, 2};  // sorted by decreasing length
 
     int directions() const { return bi ? 2 : 1; }
     int stacks() const { return n_layers * directions(); }
     int n_weights() const { return kind == "lstm" ? 8 : kind == "gru" ? 6 : 2; }
     bool cell() const { return kind == "lstm"; }
     int64_t batch() const { return static_cast<int64_t>(lengths.size()); }
+    int64_t steps() const { return lengths.front(); }
+    // B_t: how many sequences are longer than t.
+    int64_t batch_at(int64_t t) const {
+        return static_cast<int64_t>(std::count_if(lengths.begin(), lengths.end(), [t](int64_t n) { return n > t; }));
+    }
     // Width of the x matrices of stack s.
     int64_t x_width(int s) const { return s < directions() ? in : units * directions(); }
 };
@@ -36,7 +43,7 @@ inline std::vector<InputSpec> n_step_inputs(const NStepSpec& p) {
         }
     }
     for (int s = 0; s < p.stacks() * p.n_weights(); ++s) specs.push_back({.shape = {p.units}});
-    for (const int64_t len : p.lengths) specs.push_back({.shape = {len, p.in}});
+    for (int64_t t = 0; t < p.steps(); ++t) specs.push_back({.shape = {p.batch_at(t), p.in}});
     return specs;
 }
 
@@ -106,19 +113,29 @@ inline void cell_step(const NStepSpec& p, const std::vector<Vec>& W, const std::
 }
 }  // namespace detail
 
-// [hy, cy (LSTM), ys...] in float64.
+// Sequence i's rows of the time-major xs, one Vec per time step.
+inline std::vector<detail::Vec> sequence_of(const NStepSpec& p, const std::vector<detail::Vec>& steps, size_t i) {
+    const auto len = static_cast<size_t>(p.lengths[i]);
+    std::vector<detail::Vec> seq(len);
+    for (size_t t = 0; t < len; ++t) {
+        seq[t] = detail::Vec(steps[t].begin() + i * p.in, steps[t].begin() + (i + 1) * p.in);
+    }
+    return seq;
+}
+
+// [hy, cy (LSTM), ys...] in float64, ys time-major (ys[t] (B_t, directions * units)).
 inline Arrays n_step_reference(const NStepSpec& p, const Arrays& flat) {
     using detail::Vec;
     const NStepArgsOf<Array> a = unpack_n_step(p, flat);
     const Vec hx = to_doubles(a.hx), cx = p.cell() ? to_doubles(a.cx) : Vec(hx.size());
     Vec hy(hx.size()), cy(hx.size());
     const auto U = static_cast<size_t>(p.units);
-    Arrays ys;
-    for (size_t i = 0; i < a.xs.size(); ++i) {
+    const auto n_seq = static_cast<size_t>(p.batch());
+    std::vector<Vec> x_steps, y_steps(a.xs.size());
+    for (const Array& x : a.xs) x_steps.push_back(to_doubles(x));
+    for (size_t i = 0; i < n_seq; ++i) {
         const auto len = static_cast<size_t>(p.lengths[i]);
-        const Vec x_all = to_doubles(a.xs[i]);
-        std::vector<Vec> seq(len);
-        for (size_t t = 0; t < len; ++t) seq[t] = Vec(x_all.begin() + t * p.in, x_all.begin() + (t + 1) * p.in);
+        std::vector<Vec> seq = sequence_of(p, x_steps, i);
         for (int layer = 0; layer < p.n_layers; ++layer) {
             std::vector<Vec> next(len);
             for (int d = 0; d < p.directions(); ++d) {
@@ -128,7 +145,7 @@ inline Arrays n_step_reference(const NStepSpec& p, const Arrays& flat) {
                     W.push_back(to_doubles(a.ws[s][k]));
                     B.push_back(to_doubles(a.bs[s][k]));
                 }
-                const size_t off = (s * a.xs.size() + i) * U;
+                const size_t off = (s * n_seq + i) * U;
                 Vec h(hx.begin() + off, hx.begin() + off + U), c(cx.begin() + off, cx.begin() + off + U);
                 for (size_t step = 0; step < len; ++step) {
                     const size_t t = d == 0 ? step : len - 1 - step;
@@ -140,13 +157,13 @@ inline Arrays n_step_reference(const NStepSpec& p, const Arrays& flat) {
             }
             seq = next;
         }
-        Vec y;
-        for (const Vec& row : seq) y.insert(y.end(), row.begin(), row.end());
-        ys.push_back(f64(y, {p.lengths[i], p.units * p.directions()}));
+        for (size_t t = 0; t < len; ++t) y_steps[t].insert(y_steps[t].end(), seq[t].begin(), seq[t].end());
     }
     Arrays out{f64(hy, a.hx.shape())};
     if (p.cell()) out.push_back(f64(cy, a.hx.shape()));
-    out.insert(out.end(), ys.begin(), ys.end());
+    for (size_t t = 0; t < y_steps.size(); ++t) {
+        out.push_back(f64(y_steps[t], {p.batch_at(static_cast<int64_t>(t)), p.units * p.directions()}));
+    }
     return out;
 }
 

@@ -1,5 +1,5 @@
 // n_step_lstm / n_step_bilstm against a float64 loop reference, gradients on tiny sizes,
-// dropout and argument errors.
+// dropout and argument errors. xs are time steps, as in Chainer.
 
 #include <catch2/catch.hpp>
 
@@ -49,6 +49,7 @@ TEST_CASE("n_step_lstm", "[functions][connection]") {
 
 TEST_CASE("n_step_bilstm", "[functions][connection]") {
     check_lstm({.kind = "lstm", .n_layers = 2, .bi = true}, false);
+    check_lstm({.kind = "lstm", .n_layers = 1, .bi = true, .lengths = {3, 1}}, false);
 }
 
 TEST_CASE("n_step_lstm: dropout only between layers and only in training", "[functions][connection]") {

@@ -1,5 +1,5 @@
 // n_step_rnn / n_step_birnn / n_step_gru / n_step_bigru against float64 loop references,
-// with gradients on tiny sizes, and argument errors.
+// with gradients on tiny sizes, and argument errors. xs are time steps, as in Chainer.
 
 #include <catch2/catch.hpp>
 
@@ -44,6 +44,8 @@ void check_n_step(const NStepSpec& p, bool double_backward) {
 TEST_CASE("n_step_rnn", "[functions][connection]") {
     check_n_step({.kind = "tanh", .n_layers = 2}, true);
     check_n_step({.kind = "relu", .n_layers = 1, .lengths = {2, 1}}, false);
+    // hx wider than the first step: a sequence of length 0 keeps its state.
+    check_n_step({.kind = "tanh", .n_layers = 1, .lengths = {2, 1, 0}}, false);
 }
 
 TEST_CASE("n_step_birnn", "[functions][connection]") {
@@ -65,9 +67,17 @@ TEST_CASE("n_step_rnn: errors", "[functions][connection]") {
     CHECK_NOTHROW(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, a.xs));
     CHECK_THROWS_AS(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, a.xs, "sigmoid"), ValueError);
     CHECK_THROWS_WITH(F::n_step_rnn(2, 0.0, a.hx, a.ws, a.bs, a.xs), Catch::Contains("hx.shape[0]"));
-    CHECK_THROWS_AS(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, {a.xs[0], a.xs[1]}), DimensionError);
+    CHECK_NOTHROW(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, {a.xs[0], a.xs[1]}));  // fewer steps
     CHECK_THROWS_AS(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, {}), ValueError);
     CHECK_THROWS_AS(F::n_step_gru(1, 0.0, a.hx, a.ws, a.bs, a.xs), DimensionError);  // 2 matrices, not 6
-    // Sequences must be sorted by decreasing length.
-    CHECK_THROWS_AS(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, {a.xs[2], a.xs[1], a.xs[0]}), ValueError);
+    // The batch of a step may not grow (sequences sorted by decreasing length, then transposed).
+    CHECK_THROWS_WITH(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, {a.xs[2], a.xs[0]}),
+                      Catch::Contains("n_step_rnn: Expect: xs[1].shape[0] <= xs[0].shape[0]"));
+    CHECK_THROWS_AS(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, {Variable(ops::zeros({3}))}), DimensionError);
+    CHECK_THROWS_WITH(F::n_step_rnn(1, 0.0, Variable(ops::zeros({1, 2, 2})), a.ws, a.bs, a.xs),
+                      Catch::Contains("hx.shape[1] >= xs[0].shape[0]"));
+    CHECK_THROWS_WITH(F::n_step_rnn(1, 0.0, a.hx, a.ws, a.bs, {Variable(ops::zeros({3, 5}))}),
+                      Catch::Contains("Inconsistent input size"));
+    CHECK_THROWS_WITH(F::n_step_rnn(1, 0.0, Variable(), a.ws, a.bs, a.xs),
+                      Catch::Contains("n_step_rnn: Expect: hx to be defined"));
 }

@@ -1,6 +1,7 @@
 // The NStep* links: Chainer's ChainList layout ("0/w0", "0/b0", ...), values against the
-// F::n_step_* functions with the links' own weights, unsorted sequences, None states, lazy
-// in_size, gradients, copies and NPZ round trips.
+// F::n_step_* functions with the links' own weights (the functions take time steps: the
+// references transpose the sequences), unsorted sequences, None states, lazy in_size,
+// gradients, copies and NPZ round trips.
 
 #include <catch2/catch.hpp>
 #include <numeric>
@@ -51,6 +52,17 @@ std::vector<Variable> sequences(const std::vector<int64_t>& lengths, int64_t in,
     return xs;
 }
 
+// Time steps of sorted sequences, and back (F::transpose_sequence is its own inverse).
+std::vector<Variable> steps(const std::vector<Variable>& xs) { return F::transpose_sequence(xs); }
+F::NStepLSTMResult as_sequences(F::NStepLSTMResult r) {
+    r.ys = F::transpose_sequence(r.ys);
+    return r;
+}
+std::pair<Variable, std::vector<Variable>> as_sequences(std::pair<Variable, std::vector<Variable>> r) {
+    r.second = F::transpose_sequence(r.second);
+    return r;
+}
+
 std::vector<Variable> pick(const std::vector<Variable>& xs, const std::vector<int64_t>& order) {
     std::vector<Variable> out;
     for (int64_t i : order) out.push_back(xs[i]);
@@ -97,7 +109,7 @@ TEST_CASE("NStepLSTM: sorted sequences match F::n_step_lstm", "[links][rnn]") {
     const std::vector<Variable> xs = sequences({3, 2, 2}, 3);
     const Variable hx(randn({2, 3, 4})), cx(randn({2, 3, 4}));
     const F::NStepLSTMResult out = lstm(hx, cx, xs);
-    const F::NStepLSTMResult ref = F::n_step_lstm(2, 0.0, hx, cx, lstm.ws(), lstm.bs(), xs);
+    const F::NStepLSTMResult ref = as_sequences(F::n_step_lstm(2, 0.0, hx, cx, lstm.ws(), lstm.bs(), steps(xs)));
     check_allclose(out.hy.array(), ref.hy.array());
     check_allclose(out.cy.array(), ref.cy.array());
     REQUIRE(out.ys.size() == 3);
@@ -105,7 +117,7 @@ TEST_CASE("NStepLSTM: sorted sequences match F::n_step_lstm", "[links][rnn]") {
     // None states are zeros.
     const Variable zeros(ops::zeros({2, 3, 4}));
     const F::NStepLSTMResult none = lstm({}, {}, xs);
-    const F::NStepLSTMResult ref0 = F::n_step_lstm(2, 0.0, zeros, zeros, lstm.ws(), lstm.bs(), xs);
+    const F::NStepLSTMResult ref0 = as_sequences(F::n_step_lstm(2, 0.0, zeros, zeros, lstm.ws(), lstm.bs(), steps(xs)));
     check_allclose(none.hy.array(), ref0.hy.array());
     check_allclose(none.cy.array(), ref0.cy.array());
     check_allclose(none.ys[1].array(), ref0.ys[1].array());
@@ -120,7 +132,7 @@ TEST_CASE("NStepBiLSTM: unsorted sequences are sorted and restored", "[links][rn
     const Variable hx_sorted = F::get_item(hx, {Slice{}, Array::from_vector(order, {3})});
     const Variable cx_sorted = F::get_item(cx, {Slice{}, Array::from_vector(order, {3})});
     const F::NStepLSTMResult ref =
-        F::n_step_bilstm(1, 0.0, hx_sorted, cx_sorted, lstm.ws(), lstm.bs(), pick(xs, order));
+        as_sequences(F::n_step_bilstm(1, 0.0, hx_sorted, cx_sorted, lstm.ws(), lstm.bs(), steps(pick(xs, order))));
     check_columns(out.hy, ref.hy, position_of);
     check_columns(out.cy, ref.cy, position_of);
     for (size_t i = 0; i < 3; ++i) {
@@ -140,15 +152,19 @@ TEST_CASE("NStepGRU and NStepRNN links match their functions", "[links][rnn]") {
         for (size_t i = 0; i < 2; ++i) check_allclose(out.second[i].array(), ref.second[position_of[i]].array());
     };
     L::NStepGRU gru(2, 3, 2, 0.0);
-    check(gru(hx, xs), F::n_step_gru(2, 0.0, hx_sorted, gru.ws(), gru.bs(), pick(xs, order)));
+    check(gru(hx, xs), as_sequences(F::n_step_gru(2, 0.0, hx_sorted, gru.ws(), gru.bs(), steps(pick(xs, order)))));
     L::NStepBiGRU bigru(1, 3, 2, 0.0);
-    check(bigru(hx, xs), F::n_step_bigru(1, 0.0, hx_sorted, bigru.ws(), bigru.bs(), pick(xs, order)));
+    check(bigru(hx, xs),
+          as_sequences(F::n_step_bigru(1, 0.0, hx_sorted, bigru.ws(), bigru.bs(), steps(pick(xs, order)))));
     L::NStepRNNTanh tanh_rnn(2, 3, 2, 0.0);
-    check(tanh_rnn(hx, xs), F::n_step_rnn(2, 0.0, hx_sorted, tanh_rnn.ws(), tanh_rnn.bs(), pick(xs, order)));
+    check(tanh_rnn(hx, xs),
+          as_sequences(F::n_step_rnn(2, 0.0, hx_sorted, tanh_rnn.ws(), tanh_rnn.bs(), steps(pick(xs, order)))));
     L::NStepRNNReLU relu_rnn(2, 3, 2, 0.0);
-    check(relu_rnn(hx, xs), F::n_step_rnn(2, 0.0, hx_sorted, relu_rnn.ws(), relu_rnn.bs(), pick(xs, order), "relu"));
+    check(relu_rnn(hx, xs),
+          as_sequences(F::n_step_rnn(2, 0.0, hx_sorted, relu_rnn.ws(), relu_rnn.bs(), steps(pick(xs, order)), "relu")));
     L::NStepBiRNNTanh bi_rnn(1, 3, 2, 0.0);
-    check(bi_rnn(hx, xs), F::n_step_birnn(1, 0.0, hx_sorted, bi_rnn.ws(), bi_rnn.bs(), pick(xs, order)));
+    check(bi_rnn(hx, xs),
+          as_sequences(F::n_step_birnn(1, 0.0, hx_sorted, bi_rnn.ws(), bi_rnn.bs(), steps(pick(xs, order)))));
 }
 
 TEST_CASE("NStep links: dropout is off outside training", "[links][rnn]") {
@@ -157,7 +173,7 @@ TEST_CASE("NStep links: dropout is off outside training", "[links][rnn]") {
     ConfigScope eval{&Config::train, false};
     const F::NStepLSTMResult out = lstm({}, {}, xs);
     const Variable zeros(ops::zeros({2, 2, 2}));
-    const F::NStepLSTMResult ref = F::n_step_lstm(2, 0.0, zeros, zeros, lstm.ws(), lstm.bs(), xs);
+    const F::NStepLSTMResult ref = as_sequences(F::n_step_lstm(2, 0.0, zeros, zeros, lstm.ws(), lstm.bs(), steps(xs)));
     check_allclose(out.ys[0].array(), ref.ys[0].array());
 }
 
@@ -173,6 +189,7 @@ TEST_CASE("NStep links: lazy in_size and argument errors", "[links][rnn]") {
         CHECK(gru[d].param("w3").shape() == Shape{3, 3});
     }
     CHECK_THROWS_AS(gru({}, {}), ValueError);
+    CHECK_THROWS_WITH(gru({}, sequences({2, 0}, 5)), Catch::Contains("NStepBiGRU: Expect: every xs[i].shape[0] > 0"));
     CHECK_THROWS_AS(gru(Variable(randn({4, 3, 3})), sequences({2, 1}, 5)), DimensionError);  // len(xs) != 3
     CHECK_THROWS_AS(gru(Variable(randn({2, 2, 3})), sequences({2, 1}, 5)), DimensionError);  // 2 != 2 * 2 layers
     gru.append(std::make_shared<L::NStepRNNLayer>(6, 3, 3, nullptr, nullptr));
