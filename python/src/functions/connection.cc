@@ -1,7 +1,8 @@
 // rensa.functions, connection family: linear, convolutions (dilated_convolution_2d too),
 // deconvolutions, embed_id, bilinear, and the n-step RNNs (n_step_lstm, n_step_bilstm,
-// n_step_gru, n_step_bigru, n_step_rnn, n_step_birnn: ws / bs are lists of lists of Variables
-// (or arrays), xs a list of sequences; ys comes back as a list).
+// n_step_gru, n_step_bigru, n_step_rnn, n_step_birnn with Chainer's signature: ws / bs are
+// lists of lists of Variables (or arrays), xs a list of time steps (B_t, in); ys comes back as
+// a tuple of time steps, as in Chainer).
 #include <string>
 #include <tuple>
 #include <utility>
@@ -147,30 +148,60 @@ void bind_connection(py::module_& f) {
 namespace {
 
 using Weights = std::vector<std::vector<Variable>>;
-using LSTMOut = std::tuple<Variable, Variable, std::vector<Variable>>;
+
+// The states convert with the GIL held (None: undefined, which the function rejects with
+// "<function>: Expect: hx to be defined"), the loop runs without it.
+template <auto kFunction>
+py::tuple lstm(int n_layers, double dropout_ratio, py::handle hx, py::handle cx, const Weights& ws, const Weights& bs,
+               const std::vector<Variable>& xs) {
+    const Variable h = to_variable_or_undefined(hx), c = to_variable_or_undefined(cx);
+    F::NStepLSTMResult r;
+    {
+        py::gil_scoped_release release;
+        r = kFunction(n_layers, dropout_ratio, h, c, ws, bs, xs);
+    }
+    return py::make_tuple(r.hy, r.cy, to_tuple(std::move(r.ys)));
+}
 
 template <auto kFunction>
-LSTMOut lstm(int n_layers, double dropout_ratio, const Variable& hx, const Variable& cx, const Weights& ws,
-             const Weights& bs, const std::vector<Variable>& xs) {
-    F::NStepLSTMResult r = kFunction(n_layers, dropout_ratio, hx, cx, ws, bs, xs);
-    return {std::move(r.hy), std::move(r.cy), std::move(r.ys)};
+py::tuple gru(int n_layers, double dropout_ratio, py::handle hx, const Weights& ws, const Weights& bs,
+              const std::vector<Variable>& xs) {
+    const Variable h = to_variable_or_undefined(hx);
+    std::pair<Variable, std::vector<Variable>> r;
+    {
+        py::gil_scoped_release release;
+        r = kFunction(n_layers, dropout_ratio, h, ws, bs, xs);
+    }
+    return py::make_tuple(r.first, to_tuple(std::move(r.second)));
+}
+
+template <auto kFunction>
+py::tuple rnn(int n_layers, double dropout_ratio, py::handle hx, const Weights& ws, const Weights& bs,
+              const std::vector<Variable>& xs, const std::string& activation) {
+    const Variable h = to_variable_or_undefined(hx);
+    std::pair<Variable, std::vector<Variable>> r;
+    {
+        py::gil_scoped_release release;
+        r = kFunction(n_layers, dropout_ratio, h, ws, bs, xs, activation);
+    }
+    return py::make_tuple(r.first, to_tuple(std::move(r.second)));
 }
 
 }  // namespace
 
 void bind_recurrent(py::module_& f) {
     f.def("n_step_lstm", &lstm<&F::n_step_lstm>, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"),
-          py::arg("cx"), py::arg("ws"), py::arg("bs"), py::arg("xs"), Release());
+          py::arg("cx"), py::arg("ws"), py::arg("bs"), py::arg("xs"));
     f.def("n_step_bilstm", &lstm<&F::n_step_bilstm>, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"),
-          py::arg("cx"), py::arg("ws"), py::arg("bs"), py::arg("xs"), Release());
-    f.def("n_step_gru", &F::n_step_gru, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"), py::arg("ws"),
-          py::arg("bs"), py::arg("xs"), Release());
-    f.def("n_step_bigru", &F::n_step_bigru, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"), py::arg("ws"),
-          py::arg("bs"), py::arg("xs"), Release());
-    f.def("n_step_rnn", &F::n_step_rnn, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"), py::arg("ws"),
-          py::arg("bs"), py::arg("xs"), py::arg("activation") = "tanh", Release());
-    f.def("n_step_birnn", &F::n_step_birnn, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"), py::arg("ws"),
-          py::arg("bs"), py::arg("xs"), py::arg("activation") = "tanh", Release());
+          py::arg("cx"), py::arg("ws"), py::arg("bs"), py::arg("xs"));
+    f.def("n_step_gru", &gru<&F::n_step_gru>, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"),
+          py::arg("ws"), py::arg("bs"), py::arg("xs"));
+    f.def("n_step_bigru", &gru<&F::n_step_bigru>, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"),
+          py::arg("ws"), py::arg("bs"), py::arg("xs"));
+    f.def("n_step_rnn", &rnn<&F::n_step_rnn>, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"),
+          py::arg("ws"), py::arg("bs"), py::arg("xs"), py::arg("activation") = "tanh");
+    f.def("n_step_birnn", &rnn<&F::n_step_birnn>, py::arg("n_layers"), py::arg("dropout_ratio"), py::arg("hx"),
+          py::arg("ws"), py::arg("bs"), py::arg("xs"), py::arg("activation") = "tanh");
 }
 
 }  // namespace rensa::python::functions_bind
