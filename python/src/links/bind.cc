@@ -14,6 +14,7 @@ void bind_links(py::module_& m) {
     links_detail::bind_normalization_links(links);
     links_detail::bind_activation_links(links);
     links_detail::bind_recurrent_links(links);
+    links_detail::bind_n_step_links(links);
     links_detail::bind_model_links(links);
 }
 

@@ -151,6 +151,7 @@ void bind_connection_links(py::module_& links);     // connection.cc
 void bind_normalization_links(py::module_& links);  // normalization.cc
 void bind_activation_links(py::module_& links);     // activation.cc: PReLU, Maxout
 void bind_recurrent_links(py::module_& links);      // connection_rnn.cc: LSTM, GRU, ...
+void bind_n_step_links(py::module_& links);         // connection_n_step.cc: NStepLSTM, NStepGRU, ...
 void bind_model_links(py::module_& links);          // model.cc: Classifier, vision models
 
 // None -> nullopt (Chainer's lazy sizes and optional labels), else the int.
