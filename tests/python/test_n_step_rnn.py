@@ -276,6 +276,17 @@ def test_link_gradients_and_errors():
     assert hx.shape == (1, 2, 2) and not hx.array.any()
 
 
+def test_lazy_in_size_and_copy():
+    link = L.NStepBiLSTM(1, None, 3, 0.0)
+    seqs = [np.random.RandomState(10).uniform(-1, 1, (n, 4)).astype(np.float32) for n in (2, 3)]
+    hy, cy, ys = link(None, None, seqs)
+    assert link[0].w0.shape == (3, 4) and link[1].w3.shape == (3, 4) and link[1].w4.shape == (3, 3)
+    assert (link.n_cells, link.use_bi_direction) == (2, True)
+    copied = link.copy()
+    assert type(copied) is L.NStepBiLSTM
+    np.testing.assert_array_equal(copied(None, None, seqs)[0].array, hy.array)
+
+
 # --- against real Chainer ----------------------------------------------------------------------
 
 CHAINER_SCRIPT = r'''
