@@ -186,3 +186,19 @@ def test_create_multi_node_n_step_rnn(comm):
         numpy.testing.assert_allclose(hy.array, [[6., 14.]])  # l(x) + rank 0's h0 = 2 l(x)
         F.sum(ys[0]).backward()
         numpy.testing.assert_allclose(rnn.l.W.grad, numpy.full((2, 2), 3.0))
+
+
+def test_multi_node_iterator_in_a_trainer(comm):
+    # The other ranks' epochs come from the master, so an epoch stop trigger ends every rank
+    # after the same iteration.
+    rng = numpy.random.RandomState(0)
+    x, t = rng.standard_normal((12, 3)).astype(numpy.float32), rng.randint(0, 2, 12).astype(numpy.int32)
+    actual = rensa.iterators.SerialIterator(rensa.datasets.TupleDataset(x, t), 4) if comm.rank == 0 else None
+    it = chainermn.iterators.create_multi_node_iterator(actual, comm)
+    optimizer = rensa.optimizers.SGD()
+    optimizer.setup(L.Classifier(L.Linear(3, 2)))
+    trainer = training.Trainer(training.updaters.StandardUpdater(it, optimizer), (2, 'epoch'))
+    seen = []
+    trainer.extend(lambda tr: seen.append((tr.updater.iteration, tr.updater.epoch_detail)), trigger=(1, 'iteration'))
+    trainer.run()
+    assert seen == [(i, pytest.approx(i / 3)) for i in range(1, 7)]
