@@ -8,6 +8,8 @@
 
 #include "core/error.h"
 #include "distributed/communicator.h"
+#include "distributed/communicators/mpi_communicator_base.h"
+#include "distributed/detail/mpi_runtime.h"
 #include "python/src/convert/tuple.h"
 #include "python/src/distributed/distributed.h"
 
@@ -180,6 +182,15 @@ void bind_communicator(py::module_& m) {
                                [](const Communicator& c) -> py::object {
                                    const auto& dtype = c.options().allreduce_grad_dtype;
                                    return dtype ? dtype_to_python(*dtype) : py::none();
+                               })
+        // What rensa.distributed's comm.mpi_comm wraps with mpi4py (MPI.Comm.f2py): the Fortran
+        // handle (MPI_Comm_c2f) of this communicator's own MPI communicator, no copy.
+        .def_property_readonly("_mpi_comm_fortran_handle",
+                               [](const Communicator& c) {
+                                   const auto* mpi = dynamic_cast<const dist::MpiCommunicatorBase*>(&c);
+                                   RENSA_CHECK(mpi != nullptr, NotImplementedError, "Communicator.mpi_comm: the '",
+                                               c.name(), "' communicator has no MPI communicator");
+                                   return static_cast<int64_t>(MPI_Comm_c2f(mpi->handle().comm()));
                                })
         .def("__repr__", [](const Communicator& c) {
             return "<rensa.distributed communicator '" + c.name() + "' rank " + std::to_string(c.rank()) + " of " +
