@@ -15,19 +15,27 @@ empty dummy input that requires grad, so the node is in their graph and its back
 """
 import numpy
 
+from rensa import backend
 from rensa import function_node
 from rensa import variable
 
 
+def _meta(arrays):
+    """(shape, dtype, device) of each array: what a missing grad's zeros are made like."""
+    return [(a.shape, a.dtype, backend.get_device_from_array(a)) for a in arrays]
+
+
 def _zeros_for_missing(grads, like):
-    """The grads' arrays, zeros shaped as ``like[i]`` where grads[i] is None."""
-    return [numpy.zeros(shape, dtype) if g is None else g.array for g, (shape, dtype) in zip(grads, like)]
+    """The grads' arrays, zeros made like ``like[i]`` (see _meta) where grads[i] is None."""
+    return [device.send(numpy.zeros(shape, dtype)) if g is None else g.array
+            for g, (shape, dtype, device) in zip(grads, like)]
 
 
 def _sum(arrays):
-    total = arrays[0]
+    """The sum in order, as a Variable (through Variables, so device arrays add too)."""
+    total = variable.Variable(arrays[0], requires_grad=False)
     for a in arrays[1:]:
-        total = total + a
+        total = total + variable.Variable(a, requires_grad=False)
     return total
 
 
@@ -44,12 +52,12 @@ class AllGather(function_node.FunctionNode):
     def forward(self, inputs):
         x, = inputs
         ys = tuple(self.comm.allgather(x))
-        self._outputs = [(y.shape, y.dtype) for y in ys]
+        self._outputs = _meta(ys)
         return ys
 
     def backward(self, indexes, grad_outputs):
         gys = _zeros_for_missing(grad_outputs, self._outputs)
-        return variable.Variable(_sum(list(self.comm.alltoall(gys)))),
+        return _sum(list(self.comm.alltoall(gys))),
 
 
 class AllToAll(function_node.FunctionNode):
@@ -60,7 +68,7 @@ class AllToAll(function_node.FunctionNode):
 
     def forward(self, inputs):
         ys = tuple(self.comm.alltoall(list(inputs)))
-        self._outputs = [(y.shape, y.dtype) for y in ys]
+        self._outputs = _meta(ys)
         return ys
 
     def backward(self, indexes, grad_outputs):
@@ -78,14 +86,14 @@ class Bcast(function_node.FunctionNode):
     def forward(self, inputs):
         x = inputs[0] if self.comm.rank == self.root else None
         y = self.comm.bcast(x, root=self.root)
-        self._output = (y.shape, y.dtype)
+        self._output = _meta([y])[0]
         return y,
 
     def backward(self, indexes, grad_outputs):
         gy, = _zeros_for_missing(grad_outputs, [self._output])
         gys = self.comm.gather(gy, root=self.root)
         if self.comm.rank == self.root:
-            return variable.Variable(_sum(list(gys))),
+            return _sum(list(gys)),
         return variable.Variable(numpy.zeros((0,), numpy.float32)),
 
 
@@ -98,12 +106,11 @@ class Gather(function_node.FunctionNode):
 
     def forward(self, inputs):
         x, = inputs
-        self._input = (x.shape, x.dtype)
         ys = self.comm.gather(x, root=self.root)
         if self.comm.rank == self.root:
-            self._outputs = [(y.shape, y.dtype) for y in ys]
+            self._outputs = _meta(ys)
             return tuple(ys)
-        return numpy.empty((0,), x.dtype),
+        return backend.get_device_from_array(x).send(numpy.empty((0,), x.dtype)),
 
     def backward(self, indexes, grad_outputs):
         if self.comm.rank == self.root:
@@ -121,9 +128,9 @@ class Scatter(function_node.FunctionNode):
         self.root = root
 
     def forward(self, inputs):
-        self._inputs = [(x.shape, x.dtype) for x in inputs]
+        self._inputs = _meta(inputs)
         y = self.comm.scatter(list(inputs) if self.comm.rank == self.root else None, root=self.root)
-        self._output = (y.shape, y.dtype)
+        self._output = _meta([y])[0]
         return y,
 
     def backward(self, indexes, grad_outputs):
@@ -131,7 +138,8 @@ class Scatter(function_node.FunctionNode):
         gxs = self.comm.gather(gy, root=self.root)
         if self.comm.rank == self.root:
             return tuple(variable.Variable(gxs[i]) for i in indexes)
-        return tuple(variable.Variable(numpy.zeros(*self._inputs[i])) for i in indexes)
+        return tuple(variable.Variable(device.send(numpy.zeros(shape, dtype)))
+                     for shape, dtype, device in (self._inputs[i] for i in indexes))
 
 
 def _check_root(name, comm, root):
