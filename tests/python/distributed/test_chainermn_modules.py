@@ -20,7 +20,7 @@ def comm():
 def test_layout():
     # What ChainerMN scripts name, after `import rensa.distributed as chainermn`.
     from rensa.distributed.datasets import DataSizeError, create_empty_dataset, scatter_dataset, scatter_index
-    from rensa.distributed.extensions import (AllreducePersistent, ObservationAggregator,
+    from rensa.distributed.extensions import (AllreducePersistent, GenericMultiNodeEvaluator, ObservationAggregator,
                                               create_multi_node_checkpointer, create_multi_node_evaluator)
     from rensa.distributed.functions import allgather, alltoall, bcast, gather, pseudo_connect, recv, scatter, send
     from rensa.distributed.iterators import create_multi_node_iterator, create_synchronized_iterator
@@ -31,7 +31,8 @@ def test_layout():
     assert chainermn.MultiNodeChainList is MultiNodeChainList
     assert chainermn.create_multi_node_evaluator is create_multi_node_evaluator
     assert chainermn.create_multi_node_checkpointer is create_multi_node_checkpointer
-    assert all(callable(f) for f in (create_empty_dataset, AllreducePersistent, ObservationAggregator, allgather,
+    assert all(callable(f) for f in (create_empty_dataset, AllreducePersistent, GenericMultiNodeEvaluator,
+                                     ObservationAggregator, allgather,
                                      alltoall, bcast, gather, pseudo_connect, recv, scatter, send,
                                      create_multi_node_iterator, create_synchronized_iterator,
                                      MultiNodeBatchNormalization, create_mnbn_model, create_multi_node_n_step_rnn))
@@ -202,3 +203,25 @@ def test_multi_node_iterator_in_a_trainer(comm):
     trainer.extend(lambda tr: seen.append((tr.updater.iteration, tr.updater.epoch_detail)), trigger=(1, 'iteration'))
     trainer.run()
     assert seen == [(i, pytest.approx(i / 3)) for i in range(1, 7)]
+
+
+def test_generic_multi_node_evaluator_gathers_every_batch(comm):
+    # Rank r holds 4 + 7r examples in batches of 2: the ranks run out at different rounds,
+    # and rank 2 (at np=3) needs more than one gather interval.
+    def examples(rank):
+        return [numpy.full(2, 100 * rank + i, numpy.float32) for i in range(4 + 7 * rank)]
+
+    class Sums(chainermn.extensions.GenericMultiNodeEvaluator):
+        def aggregate(self, results):
+            return sorted(results)
+
+    it = rensa.iterators.SerialIterator(examples(comm.rank), 2, repeat=False, shuffle=False)
+    evaluator = Sums(comm, it, lambda x: float(x.sum()), root=comm.size - 1)
+    for _ in range(2):  # the iterator is reset each call
+        got = evaluator()
+        if comm.rank == comm.size - 1:
+            expected = sorted(float(sum(e.sum() for e in examples(r)[i:i + 2]))
+                              for r in range(comm.size) for i in range(0, 4 + 7 * r, 2))
+            assert got == expected
+        else:
+            assert got is None
