@@ -14,9 +14,9 @@ except ImportError as e:  # pragma: no cover - a build without MPI
 
 from rensa._distributed import CommunicatorBase  # noqa: F401
 from rensa._distributed import MpiError  # noqa: F401
-from rensa._distributed import create_communicator  # noqa: F401
 from rensa._distributed import create_multi_node_optimizer  # noqa: F401
 from rensa.distributed import _communicator
+from rensa.distributed._communicator import create_communicator  # noqa: F401
 
 _communicator.install()
 

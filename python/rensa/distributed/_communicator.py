@@ -9,6 +9,7 @@ import operator
 import pickle
 import sys
 
+from rensa import _distributed as _d
 from rensa._distributed import CommunicatorBase
 
 
@@ -77,6 +78,25 @@ def _mpi_comm(self):
     communicator, not a copy: see Note [mpi4py over rensa's MPI])."""
     MPI = _import_mpi4py()
     return MPI.Intracomm.f2py(self._mpi_comm_fortran_handle)
+
+
+def create_communicator(communicator_name='flat', mpi_comm=None, allreduce_grad_dtype=None, debug=False):
+    """chainermn.create_communicator: 'flat', 'naive', 'dummy' (and 'pure_nccl',
+    'hierarchical' with CUDA); MPI starts here. ``mpi_comm`` may be None or an mpi4py
+    communicator over every process (MPI.COMM_WORLD or one congruent to it): rensa's
+    communicators span MPI_COMM_WORLD; make sub-communicators with ``comm.split``."""
+    if mpi_comm is not None:
+        try:
+            MPI = _import_mpi4py()
+        except ImportError as e:
+            raise ValueError('create_communicator: Expect: mpi_comm None (mpi4py is not installed), Actual: %r'
+                             % (mpi_comm,)) from e
+        if not isinstance(mpi_comm, MPI.Comm) or MPI.Comm.Compare(mpi_comm, MPI.COMM_WORLD) not in (MPI.IDENT,
+                                                                                                   MPI.CONGRUENT):
+            raise ValueError('create_communicator: Expect: mpi_comm None or MPI.COMM_WORLD (or congruent to it), '
+                             'Actual: %r; rensa\'s communicators span MPI_COMM_WORLD, make sub-communicators '
+                             'with comm.split(color, key)' % (mpi_comm,))
+    return _d.create_communicator(communicator_name, None, allreduce_grad_dtype, debug)
 
 
 def install():

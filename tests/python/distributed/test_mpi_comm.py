@@ -46,3 +46,14 @@ def test_missing_mpi4py_names_the_package(comm, monkeypatch):
     monkeypatch.setitem(sys.modules, 'mpi4py', None)  # `import mpi4py` now fails
     with pytest.raises(ImportError, match='mpi_comm: needs the mpi4py package'):
         comm.mpi_comm
+
+
+def test_create_communicator_from_comm_world(comm):
+    from mpi4py import MPI
+    other = chainermn.create_communicator('naive', mpi_comm=MPI.COMM_WORLD)
+    assert (other.rank, other.size) == (comm.rank, comm.size)
+    assert other.allgather_obj(other.rank) == list(range(comm.size))
+    half = MPI.COMM_WORLD.Split(comm.rank % 2, comm.rank)
+    with pytest.raises(ValueError, match='create_communicator: Expect: mpi_comm None or MPI.COMM_WORLD'):
+        chainermn.create_communicator('naive', mpi_comm=half)
+    half.Free()
