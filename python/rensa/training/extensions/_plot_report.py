@@ -57,7 +57,9 @@ class PlotReport(Extension):
     def __call__(self, trainer):
         observation = trainer.observation
         self._summary.add({k: observation[k] for k in self._y_keys if k in observation})
-        if not self._trigger(trainer):
+        # As Chainer: a call before training (call_before_training=True) plots a point of its
+        # own at iteration 0, instead of folding the untrained values into the first point.
+        if not (trainer.is_before_training or self._trigger(trainer)):
             return
         stats = dict(self._summary.compute_mean())
         updater = trainer.updater
