@@ -136,6 +136,8 @@ void Trainer::before_training(const std::vector<const Entry*>& order) {
     for (const Entry* entry : order) {
         if (!entry->trigger->finished()) entry->extension->initialize(*this);
     }
+    // See Note [Trainer loop]: a resumed run (iteration > 0) is not before training.
+    if (!is_before_training()) return;
     observation = {};
     const ReporterScope scope{reporter_, observation};
     for (const Entry* entry : order) {

@@ -9,8 +9,11 @@
 //   trainer.run();
 //
 // Note [Trainer loop]: run() sorts the extensions by priority (higher first, ties in
-// the order added), calls initialize on each whose trigger is not finished(), then the
-// call_before_training ones (in a reporter scope). Then, until the stop trigger fires
+// the order added), calls initialize on each whose trigger is not finished(), then, only
+// when is_before_training() (iteration 0, as Chainer's Trainer.run), the
+// call_before_training ones (in a reporter scope): a run resumed from a snapshot does not
+// call them again, or an Evaluator would evaluate at the resume point and LogReport would
+// fold that result into the next epoch's entry. Then, until the stop trigger fires
 // (checked before each update): opens a fresh observation as the reporter's scope,
 // calls updater.update(), and calls each extension whose trigger fires. finalize runs on
 // every extension and the updater however the loop ends; an exception is first passed
@@ -37,7 +40,7 @@ struct ExtendOptions {
     std::string name = "";                       // empty: extension->default_name()
     TriggerArg trigger = {};                     // empty: extension->default_trigger()
     std::optional<int> priority = std::nullopt;  // nullopt: extension->priority()
-    bool call_before_training = false;           // also call it once before the first update
+    bool call_before_training = false;           // also call it once before the first update (not on resume)
 };
 
 class Trainer {

@@ -89,7 +89,9 @@ void PlotReport::operator()(Trainer& trainer) {
         if (const auto it = trainer.observation.find(key); it != trainer.observation.end()) observed[key] = it->second;
     }
     summary_.add(observed);
-    if (!(*trigger_)(trainer)) return;
+    // As LogReport and Chainer: a call before training (call_before_training) is a point of its
+    // own at iteration 0, not folded into the first trigger's mean.
+    if (!trainer.is_before_training() && !(*trigger_)(trainer)) return;
 
     std::map<std::string, double> stats = summary_.compute_mean();
     stats["epoch"] = static_cast<double>(trainer.updater().epoch());

@@ -74,6 +74,31 @@ TEST_CASE("PlotReport: collects the interval means against x_key", "[training][e
     CHECK(files_in(dir.str()) == std::vector<std::string>{"plot.svg"});  // no temporary file is left
 }
 
+TEST_CASE("PlotReport: the call before training is a point of its own at epoch 0", "[training][extensions]") {
+    TempDir dir{"plot_before_training"};
+    auto updater = std::make_shared<FakeUpdater>(Optimizers{{"main", tiny_sgd()}}, 2, loss_and_accuracy);
+    Trainer trainer{updater, {4, "iteration"}, dir.str()};
+    // A writer (like Evaluator) that reports "val" = 9 before training and 1 at each epoch end.
+    auto validation = training::make_extension(
+        [](Trainer& t) {
+            report({{"val", scalar(t.updater().iteration() == 0 ? 9.0 : 1.0)}});
+        },
+        {.name = "val", .trigger = {1, "epoch"}, .priority = 300});
+    auto plot =
+        std::make_shared<PlotReport>(std::vector<std::string>{"val", "main/loss"}, PlotReportOptions{.x_key = "epoch"});
+    trainer.extend(validation, {.call_before_training = true});
+    trainer.extend(plot, {.call_before_training = true});
+    trainer.run();
+    const auto& val = plot->data().at("val");
+    REQUIRE(val.size() == 3);
+    CHECK(val[0] == std::pair{0.0, 9.0});
+    CHECK(val[1] == std::pair{1.0, 1.0});  // not the mean of 9 and 1
+    CHECK(val[2] == std::pair{2.0, 1.0});
+    const auto& loss = plot->data().at("main/loss");
+    REQUIRE(loss.size() == 2);  // nothing trained at epoch 0
+    CHECK(loss[0] == std::pair{1.0, (1.0 + 0.5) / 2});
+}
+
 TEST_CASE("PlotReport: writes a well-formed SVG line chart", "[training][extensions]") {
     TempDir dir{"plot_svg"};
     auto updater = std::make_shared<FakeUpdater>(Optimizers{{"main", tiny_sgd()}}, 2, loss_and_accuracy);

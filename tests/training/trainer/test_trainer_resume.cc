@@ -2,6 +2,7 @@
 
 #include "serializers/npz.h"
 #include "tests/training/trainer/trainer_testing.h"
+#include "training/extensions/log_report.h"
 #include "training/triggers/interval_trigger.h"
 
 namespace {
@@ -100,4 +101,63 @@ TEST_CASE("Trainer load_npz of a snapshot missing an extension changes nothing",
     CHECK_THROWS_AS(serializers::load_npz(snapshot, second), KeyError);
     CHECK(b.updater->iteration() == 0);
     CHECK(weights(b) == before);
+}
+
+namespace {
+
+// A writer (like Evaluator) reporting "val" = 100 + iteration, called before training too, and a
+// LogReport also called before training (Chainer's MNIST example), on a trainer of `setup`.
+struct ValidatedTrainer {
+    std::unique_ptr<Trainer> trainer;
+    std::shared_ptr<RecordingExtension> early;
+    std::shared_ptr<extensions::LogReport> log;
+};
+
+ValidatedTrainer validated_trainer(const rensa::testing::TinySetup& setup, int64_t epochs, const std::string& out) {
+    ValidatedTrainer v{std::make_unique<Trainer>(setup.updater, TriggerArg{epochs, "epoch"}, out),
+                       std::make_shared<RecordingExtension>("early"), std::make_shared<extensions::LogReport>()};
+    auto validation = make_extension(
+        [](Trainer& t) {
+            report({{"val", rensa::testing::scalar(100.0 + static_cast<double>(t.updater().iteration()))}});
+        },
+        {.name = "val", .trigger = {1, "epoch"}, .priority = kPriorityWriter});
+    v.trainer->extend(validation, {.call_before_training = true});
+    v.trainer->extend(v.early, {.trigger = {1, "epoch"}, .call_before_training = true});
+    v.trainer->extend(v.log, {.call_before_training = true});
+    return v;
+}
+
+std::vector<double> logged(const extensions::LogReport& log, const std::string& key) {
+    std::vector<double> out;
+    for (const auto& entry : log.log()) out.push_back(entry.count(key) ? entry.at(key) : -1.0);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("Trainer resumed from a snapshot does not call the call_before_training extensions again",
+          "[training][trainer]") {
+    TempDir dir{"resume_before_training"};
+    const std::string snapshot = dir.file("snapshot.npz");
+    // 8 examples, batch 4: epochs end at iterations 2 and 4.
+    auto ref = tiny_setup(8, 4);
+    ValidatedTrainer straight = validated_trainer(ref, 2, dir.file("ref"));
+    straight.trainer->run();
+    CHECK(straight.early->calls == std::vector<int64_t>{0, 2, 4});
+    CHECK(logged(*straight.log, "iteration") == std::vector<double>{0, 2, 4});
+    CHECK(logged(*straight.log, "val") == std::vector<double>{100, 102, 104});
+
+    auto a = tiny_setup(8, 4);
+    ValidatedTrainer first = validated_trainer(a, 1, dir.file("a"));
+    first.trainer->run();
+    serializers::save_npz(snapshot, *first.trainer);
+
+    auto b = tiny_setup(8, 4);
+    ValidatedTrainer second = validated_trainer(b, 2, dir.file("b"));
+    serializers::load_npz(snapshot, *second.trainer);
+    second.trainer->run();
+    CHECK(second.early->calls == std::vector<int64_t>{4});  // no call at the resume point (iteration 2)
+    // The epoch-2 entry holds epoch 2's value only, not its mean with a re-evaluation at iteration 2.
+    CHECK(logged(*second.log, "iteration") == std::vector<double>{0, 2, 4});
+    CHECK(logged(*second.log, "val") == std::vector<double>{100, 102, 104});
 }
