@@ -209,3 +209,68 @@ def test_plot_report_keeps_the_point_before_training_apart(tmp_path):
     for (_, y), entry in zip(points, log):
         assert y == pytest.approx(entry['validation/main/loss'], rel=1e-6)
     assert [p[0] for p in plot._data['main/loss']] == [1, 2]
+
+
+def test_concat_examples_pads_dicts_per_key():
+    w = [{'feature': numpy.array([1, 2]), 'label': numpy.array([0])},
+         {'feature': numpy.array([3]), 'label': numpy.array([], numpy.int64)}]
+    out = rensa.dataset.concat_examples(w, padding={'feature': -1, 'label': 9})
+    numpy.testing.assert_array_equal(out['feature'], [[1, 2], [3, -1]])
+    numpy.testing.assert_array_equal(out['label'], [[0], [9]])
+    with pytest.raises(KeyError, match="no value for the key 'label'"):
+        rensa.dataset.concat_examples(w, padding={'feature': -1})
+    with pytest.raises(ValueError, match='must be dicts'):
+        rensa.dataset.concat_examples([(numpy.array([1]),)], padding={'x': 0})
+
+
+def test_trainer_observation_holds_variables(tmp_path):
+    model, updater = make_updater(list_converter)
+    trainer = training.Trainer(updater, (1, 'iteration'), out=str(tmp_path))
+    seen = []
+    trainer.extend(lambda t: seen.append(t.observation['main/loss']), trigger=(1, 'iteration'))
+    trainer.run()
+    assert isinstance(seen[0], rensa.Variable) and seen[0].shape == ()
+
+
+def test_resumed_run_does_not_evaluate_again_before_training(tmp_path):
+    # Chainer's MNIST example: Evaluator and LogReport called before training. Resumed after
+    # epoch 1, the epoch-2 entry must not fold in a second evaluation at the resume point.
+    def build(out, epochs):
+        model, updater = make_updater(list_converter)
+        rs = numpy.random.RandomState(5)  # the same start for every run
+        for _, param in sorted(model.namedparams()):
+            param.array[...] = rs.uniform(-1, 1, param.shape)
+        trainer = training.Trainer(updater, (epochs, 'epoch'), out=str(out))
+        val = rensa.iterators.SerialIterator(ragged_data(6, seed=3), 3, repeat=False, shuffle=False)
+        trainer.extend(extensions.Evaluator(val, model, converter=list_converter), call_before_training=True)
+        trainer.extend(extensions.LogReport(), call_before_training=True)
+        trainer.extend(extensions.snapshot(filename='snap_{.updater.epoch}'), trigger=(1, 'epoch'))
+        return model, trainer
+
+    _, straight = build(tmp_path / 'straight', 2)
+    straight.run()
+    _, first = build(tmp_path / 'part', 1)
+    first.run()
+    _, resumed = build(tmp_path / 'part', 2)
+    rensa.serializers.load_npz(str(tmp_path / 'part' / 'snap_1'), resumed)
+    resumed.run()
+    expected = straight.get_extension('LogReport').log
+    got = resumed.get_extension('LogReport').log
+    assert [e['epoch'] for e in got] == [0, 1, 2]
+    for g, e in zip(got, expected):
+        assert g['validation/main/loss'] == pytest.approx(e['validation/main/loss'], rel=1e-6)
+
+
+def test_evaluator_subclass_with_its_own_arguments():
+    # A subclass whose third argument is not a converter (chainermn-style extensions).
+    class Sampler(extensions.Evaluator):
+        def __init__(self, iterator, target, label):
+            super().__init__(iterator, target)
+            self.label = label
+
+    model = rensa.links.Classifier(rensa.links.Linear(3, 2))
+    x = numpy.ones((4, 3), numpy.float32)
+    t = numpy.zeros(4, numpy.int32)
+    sampler = Sampler(rensa.iterators.SerialIterator(rensa.datasets.TupleDataset(x, t), 2, repeat=False),
+                      model, lambda: None)
+    assert 'main/loss' in sampler.evaluate()

@@ -19,9 +19,9 @@ StandardUpdater::StandardUpdater(std::map<std::string, IteratorPtr> iterators,
     : iterators_{std::move(iterators)}, optimizers_{std::move(optimizers)}, options_{std::move(options)} {
     RENSA_CHECK(iterators_.count("main") == 1, ValueError, "StandardUpdater: the iterators must contain 'main' (got [",
                 training::detail::quoted_names(iterators_), "])");
-    RENSA_CHECK(optimizers_.count("main") == 1, ValueError,
-                "StandardUpdater: the optimizers must contain 'main' (got [",
-                training::detail::quoted_names(optimizers_), "])");
+    // Optimizers need no "main" (Chainer's GAN updaters name theirs "gen" and "dis"): only the
+    // default update_core uses it.
+    RENSA_CHECK(!optimizers_.empty(), ValueError, "StandardUpdater: no optimizer given");
     for (const auto& [name, it] : iterators_) {
         RENSA_CHECK(it != nullptr, ValueError, "StandardUpdater: iterator '", name, "' is null");
     }
@@ -61,6 +61,9 @@ std::optional<double> StandardUpdater::previous_epoch_detail() const {
 bool StandardUpdater::is_new_epoch() const { return iterators_.at("main")->is_new_epoch(); }
 
 void StandardUpdater::update_core() {
+    RENSA_CHECK(optimizers_.count("main") == 1, KeyError,
+                "StandardUpdater.update_core: the default update uses the optimizer 'main' (got [",
+                training::detail::quoted_names(optimizers_), "]); override update_core to use others");
     Iterator& iterator = *iterators_.at("main");
     std::optional<std::vector<Example>> batch = iterator.next();
     RENSA_CHECK(batch.has_value(), ValueError,

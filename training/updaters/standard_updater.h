@@ -33,7 +33,8 @@ public:
     // One iterator and one optimizer, both registered as "main".
     StandardUpdater(IteratorPtr iterator, std::shared_ptr<optimizers::Optimizer> optimizer,
                     StandardUpdaterOptions options = {});
-    // Named iterators and optimizers; both must contain "main" (ValueError otherwise).
+    // Named iterators and optimizers; the iterators must contain "main" (ValueError otherwise). The
+    // optimizers may have any names; the default update_core needs "main" (KeyError when it runs).
     StandardUpdater(std::map<std::string, IteratorPtr> iterators,
                     std::map<std::string, std::shared_ptr<optimizers::Optimizer>> optimizers,
                     StandardUpdaterOptions options = {});

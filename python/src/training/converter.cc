@@ -72,12 +72,30 @@ training::Example concat_per_position(const std::vector<training::Example>& batc
     return out;
 }
 
+// Chainer's padding dict {key: value} for dict examples -> one value per position of `first`.
+py::tuple padding_per_key(const training::Example& first, const py::dict& padding) {
+    RENSA_CHECK(first.is_dict(), ValueError,
+                "concat_examples: padding is a dict, so the examples must be dicts too (example 0 is a tuple of ",
+                first.size(), " values)");
+    py::tuple out(first.size());
+    for (size_t i = 0; i < first.size(); ++i) {
+        const py::str key(first.keys[i]);
+        RENSA_CHECK(padding.contains(key), KeyError, "concat_examples: padding has no value for the key '",
+                    first.keys[i], "'");
+        out[i] = padding[key];
+    }
+    return out;
+}
+
 py::object concat_examples_py(const py::sequence& batch, const py::object& device, const py::object& padding) {
     RENSA_CHECK(py::len(batch) > 0, ValueError, "concat_examples: the batch is empty");
     const std::vector<training::Example> examples = examples_from_python(batch);
     const std::optional<Device> dev = to_optional_device(device);
     training::Example result;
-    if (py::isinstance<py::tuple>(padding) || py::isinstance<py::list>(padding)) {
+    if (py::isinstance<py::dict>(padding)) {
+        result =
+            concat_per_position(examples, dev, padding_per_key(examples[0], py::reinterpret_borrow<py::dict>(padding)));
+    } else if (py::isinstance<py::tuple>(padding) || py::isinstance<py::list>(padding)) {
         result = concat_per_position(examples, dev, py::tuple(padding));
     } else {
         std::optional<Scalar> pad;
@@ -121,7 +139,8 @@ void bind_convert(py::module_& dataset) {
     dataset.def("concat_examples", &concat_examples_py, py::arg("batch"), py::arg("device") = py::none(),
                 py::arg("padding") = py::none(),
                 "Stacks the examples of a batch along a new first axis (Chainer's concat_examples); "
-                "padding (a number or one per position) pads values of different shapes.");
+                "padding (a number, a tuple with one per position or a dict with one per key) pads values of "
+                "different shapes.");
     set_concat_examples(dataset.attr("concat_examples"));
     // For tests: a converter as the C++ updaters see it (converter_from_python), applied.
     dataset.def("_apply_converter", [](py::handle converter, const py::sequence& batch, const py::object& device) {

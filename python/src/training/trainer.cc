@@ -236,7 +236,15 @@ void bind_training_trainer(py::module_& t) {
         .def_property_readonly("out", &Trainer::out)
         .def_property_readonly("elapsed_time", &Trainer::elapsed_time)
         .def_property_readonly("is_before_training", &Trainer::is_before_training)
-        .def_property_readonly("observation", [](Trainer& self) { return observation_to_python(self.observation); })
+        // As Chainer: the values reported during the iteration, as Variables (not floats).
+        .def_property_readonly("observation",
+                               [](Trainer& self) {
+                                   py::dict out;
+                                   for (const auto& [key, value] : self.observation) {
+                                       out[py::str(key)] = py::cast(Variable(value, /*requires_grad=*/false));
+                                   }
+                                   return out;
+                               })
         .def_property_readonly("reporter", &Trainer::reporter, py::return_value_policy::reference_internal)
         .def("serialize", &Trainer::serialize, py::arg("serializer"), py::call_guard<py::gil_scoped_release>());
 }

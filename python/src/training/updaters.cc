@@ -1,6 +1,9 @@
 // rensa._core.training.updaters: Updater, StandardUpdater (update_core overridable in Python).
+#include <optional>
 #include <utility>
+#include <vector>
 
+#include "core/error.h"
 #include "python/src/gc_support.h"
 #include "python/src/training/data.h"
 #include "python/src/training/training.h"
@@ -91,6 +94,38 @@ PyStandardUpdater& py_updater(StandardUpdater& self) {
     return *p;
 }
 
+// A batch concatenated by concat_examples, in the form Chainer's concat_examples gives it: a dict
+// for dict examples, the bare array for one value (a call with it or with its 1-tuple is the same),
+// else a tuple.
+py::object concatenated_to_python(const training::Example& result) {
+    if (result.is_dict()) {
+        py::dict d;
+        for (size_t i = 0; i < result.size(); ++i) d[py::str(result.keys[i])] = to_numpy(result.values[i]);
+        return d;
+    }
+    if (result.size() == 1) return to_numpy(result.values[0]);
+    py::tuple t(result.size());
+    for (size_t i = 0; i < result.size(); ++i) t[i] = to_numpy(result.values[i]);
+    return t;
+}
+
+// The next batch of the 'main' iterator through concat_examples, all in C++ (the Python update
+// step's path for the default converter: no Python object per example).
+py::object next_concatenated(StandardUpdater& self, const py::object& device) {
+    const std::optional<Device> dev = to_optional_device(device);
+    std::optional<std::vector<training::Example>> batch;
+    training::Example result;
+    {
+        py::gil_scoped_release release;
+        batch = self.get_iterator("main").next();
+        if (batch) result = training::concat_examples(*batch, dev);
+    }
+    RENSA_CHECK(batch.has_value(), ValueError,
+                "StandardUpdater.update: the 'main' iterator is exhausted (repeat=false); training iterators must "
+                "repeat or the stop trigger must fire first");
+    return concatenated_to_python(result);
+}
+
 }  // namespace
 
 void bind_training_updaters(py::module_& t) {
@@ -149,6 +184,8 @@ void bind_training_updaters(py::module_& t) {
         .def(
             "update_core", [](StandardUpdater& self) { py_updater(self).base_update_core(); },
             py::call_guard<py::gil_scoped_release>())
+        .def("_next_concatenated", &next_concatenated, py::arg("device") = py::none(),
+             "The next batch of the 'main' iterator through concat_examples on `device`, in C++.")
         .def_property("iteration", &StandardUpdater::iteration,
                       [](StandardUpdater& self, int64_t iteration) { py_updater(self).set_iteration(iteration); })
         .def_property_readonly("converter",

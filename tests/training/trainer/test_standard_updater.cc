@@ -100,7 +100,11 @@ TEST_CASE("StandardUpdater lookups and construction errors", "[training][trainer
     CHECK_THROWS_WITH(s.updater->get_iterator("test"), Catch::Contains("'main'"));
     CHECK(s.updater->get_all_optimizers().size() == 1);
     CHECK_THROWS_AS(updaters::StandardUpdater({{"train", s.iterator}}, {{"main", s.optimizer}}), ValueError);
-    CHECK_THROWS_AS(updaters::StandardUpdater({{"main", s.iterator}}, {{"dis", s.optimizer}}), ValueError);
+    CHECK_THROWS_AS(updaters::StandardUpdater({{"main", s.iterator}}, {}), ValueError);
+    // Optimizers of other names (Chainer's GAN updaters): only the default step needs "main".
+    updaters::StandardUpdater gan({{"main", s.iterator}}, {{"dis", s.optimizer}});
+    CHECK(&gan.get_optimizer("dis") == s.optimizer.get());
+    CHECK_THROWS_WITH(gan.update(), Catch::Contains("StandardUpdater.update_core") && Catch::Contains("'dis'"));
 }
 
 TEST_CASE("StandardUpdater raises when a non-repeating iterator is exhausted", "[training][trainer]") {

@@ -42,10 +42,12 @@ class Evaluator(_extensions.Evaluator):
             raise TypeError('Evaluator: unexpected keyword arguments {}'.format(sorted(kwargs)))
         if device is not None:
             device = backend.get_device(device)
-        custom = _is_custom(converter)
-        # The C++ pass converts with concat_examples (custom converters run in Python).
-        super().__init__(iterator, target, None if custom else converter, device, eval_hook, eval_func)
-        self._python_converter = converter if custom else None
+        # __new__ chose the class from its guess of the arguments; a subclass's own __init__ may
+        # take others, so what runs follows the class: the Python pass converts in Python, else
+        # the C++ pass calls the converter (arrays only).
+        python_pass = _is_custom(converter) and getattr(type(self), 'evaluate', None) is _python_evaluate
+        super().__init__(iterator, target, None if python_pass else converter, device, eval_hook, eval_func)
+        self._python_converter = converter if python_pass else None
         self._python_device = device
 
     @property
@@ -85,6 +87,8 @@ def _python_evaluate(self):
     # Chainer's Evaluator.evaluate, keys without the extension's prefix (the C++ __call__
     # adds it), the reporter made here as the C++ pass makes its own. The C++ constructor
     # already refused an iterator that repeats.
+    if self._python_converter is None:  # the default converter after all: the C++ pass
+        return _extensions.Evaluator.evaluate(self)
     iterator = self.get_iterator('main')
     targets = self.get_all_targets()
     eval_func = self.eval_func or targets['main']

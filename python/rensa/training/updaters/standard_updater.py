@@ -38,7 +38,8 @@ class StandardUpdater(_updaters.StandardUpdater):
         # Names only: a Python reference to an optimizer or iterator the C++ base holds would
         # hide cycles through them from the collector (Note [Garbage collection through C++]).
         self._iterator_names = sorted(iterator) if isinstance(iterator, dict) else ['main']
-        self.converter = converter
+        # rensa's updaters took converter=None for concat_examples; kept.
+        self.converter = convert.concat_examples if converter is None else converter
         self.loss_func = loss_func
         self.loss_scale = loss_scale
         self._device = device
@@ -66,8 +67,12 @@ class StandardUpdater(_updaters.StandardUpdater):
 
     def update_core(self):
         iterator = self.get_iterator('main')
-        batch = iterator.next()
-        in_arrays = convert._call_converter(self.converter, batch, self.input_device)
+        if self.converter is convert.concat_examples:
+            # The same batch without a Python object per example (C++ next + concat_examples).
+            in_arrays = self._next_concatenated(self.input_device)
+        else:
+            batch = iterator.next()
+            in_arrays = convert._call_converter(self.converter, batch, self.input_device)
 
         optimizer = self.get_optimizer('main')
         loss_func = self.loss_func or optimizer.target
