@@ -274,3 +274,28 @@ def test_evaluator_subclass_with_its_own_arguments():
     sampler = Sampler(rensa.iterators.SerialIterator(rensa.datasets.TupleDataset(x, t), 2, repeat=False),
                       model, lambda: None)
     assert 'main/loss' in sampler.evaluate()
+
+
+def test_default_converter_gives_dict_batches_as_keywords():
+    # concat_examples (taken through C++) keeps dict examples as a dict: forward(**batch).
+    rs = numpy.random.RandomState(2)
+    data = [{'t': numpy.int32(i % 2), 'x': rs.standard_normal(3).astype(numpy.float32)} for i in range(8)]
+    seen = []
+
+    class Model(rensa.Chain):
+        def __init__(self):
+            super().__init__()
+            with self.init_scope():
+                self.l = L.Linear(3, 2)
+
+        def forward(self, x, t):
+            seen.append((x.shape, t.shape, t.dtype))
+            return F.softmax_cross_entropy(self.l(x), t)
+
+    model = Model()
+    optimizer = rensa.optimizers.SGD()
+    optimizer.setup(model)
+    updater = training.updaters.StandardUpdater(rensa.iterators.SerialIterator(data, 4, shuffle=False), optimizer)
+    assert updater.converter is rensa.dataset.concat_examples
+    updater.update()
+    assert seen == [((4, 3), (4,), numpy.int32)]
