@@ -51,9 +51,13 @@ py::tuple forward_lstm(Link& self, py::handle hx, py::handle cx, py::handle xs) 
 
 template <class Link>
 auto bind_n_step_class(py::module_& m, const char* name) {
-    return py::classh<Link, L::NStepRNNBase>(m, name, py::dynamic_attr())
-        .def(py::init(&make_n_step<Link>), py::arg("n_layers"), py::arg("in_size"), py::arg("out_size"),
-             py::arg("dropout"), py::kw_only(), py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none());
+    return link_class<Link, L::NStepRNNBase>(m, name).def(
+        link_init<Link>([](int n_layers, py::handle in_size, int64_t out_size, double dropout, py::handle initialW,
+                           py::handle initial_bias) {
+            return make_n_step<Link>(n_layers, in_size, out_size, dropout, initialW, initial_bias);
+        }),
+        py::arg("n_layers"), py::arg("in_size"), py::arg("out_size"), py::arg("dropout"), py::kw_only(),
+        py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none());
 }
 
 template <class Link>
