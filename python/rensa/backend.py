@@ -1,148 +1,94 @@
 """rensa.backend (chainer.backend): devices and array modules.
 
-``get_device('@numpy' | 'native' | -1 | '@cupy:0' | 'cuda:0' | 0 | device)`` returns a
-device object with ``xp``, ``send(arr)``, ``use()`` and ``name``; CPU arrays are numpy
-arrays, other devices' arrays are ``rensa.ndarray``.
+``get_device(spec)`` takes Chainer's device specifiers ('@numpy', '@cupy:0', '@intel64',
+-1, a GPU id, '-1' / '0' as strings, a device object, a ``rensa.cuda.Device``) and rensa's
+own ('native', 'native:0', 'cuda:0', a ``rensa._core.Device``) and returns a device object
+(Note [Device objects] in python/rensa/_backend.py). CPU arrays are numpy arrays, other
+devices' arrays are ``rensa.ndarray``.
 """
 import numpy
 
 from rensa import _core
+from rensa._backend import ChainerxDevice, CpuDevice, Device, GpuDevice, Intel64Device
 
-__all__ = ['Device', 'CpuDevice', 'GpuDevice', 'get_device', 'get_device_from_array',
-           'get_array_module', 'copyto', 'to_cpu', 'seed', 'ndarray']
+__all__ = ['Device', 'CpuDevice', 'GpuDevice', 'Intel64Device', 'ChainerxDevice', 'get_device',
+           'get_device_from_array', 'get_array_module', 'using_device', 'copyto', 'to_cpu', 'seed',
+           'ndarray']
 
 ndarray = _core.ndarray
 
-
-class Device(object):
-    """A device as Chainer's ``chainer.backend.Device``; wraps ``rensa._core.Device``."""
-
-    def __init__(self, device):
-        self._rensa_device = device
-
-    @property
-    def name(self):
-        return self._rensa_device.name
-
-    @property
-    def xp(self):
-        raise NotImplementedError
-
-    @property
-    def supported_array_types(self):
-        return ()
-
-    def send(self, arrays):
-        """Moves an array (or a tuple/list/dict of them) to this device."""
-        if isinstance(arrays, (tuple, list)):
-            return type(arrays)(self.send(a) for a in arrays)
-        if isinstance(arrays, dict):
-            return {k: self.send(v) for k, v in arrays.items()}
-        if arrays is None:
-            return None
-        return self._send_array(arrays)
-
-    def use(self):
-        """Makes this device current (a no-op for the CPU)."""
-
-    def is_array_supported(self, array):
-        return isinstance(array, self.supported_array_types)
-
-    def __eq__(self, other):
-        if isinstance(other, Device):
-            return self._rensa_device == other._rensa_device
-        return NotImplemented
-
-    def __ne__(self, other):
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    def __hash__(self):
-        return hash(self._rensa_device)
-
-    def __repr__(self):
-        return '<{} {}>'.format(type(self).__name__, self.name)
-
-    def __str__(self):
-        return self.name
+_SPEC_TYPES = 'a backend.Device, cuda.Device, rensa._core.Device, integer or a string'
 
 
-class CpuDevice(Device):
-    """The CPU: arrays are numpy arrays (``@numpy``, rensa's ``native:0``)."""
-
-    def __init__(self):
-        super().__init__(_core.Device('native:0'))
-
-    @property
-    def xp(self):
-        return numpy
-
-    @property
-    def supported_array_types(self):
-        return (numpy.ndarray, numpy.generic)
-
-    def _send_array(self, array):
-        if isinstance(array, (numpy.ndarray, numpy.generic)):
-            return array
-        if isinstance(array, _core.ndarray):
-            return numpy.asarray(array.to_device('native:0'))
-        return numpy.asarray(array)
-
-    @property
-    def name(self):
-        return '@numpy'
-
-
-class GpuDevice(Device):
-    """A CUDA device (``@cupy:N`` / ``cuda:N``); arrays are rensa.ndarray."""
-
-    def __init__(self, device):
-        if not isinstance(device, _core.Device):
-            device = _core.Device(device)
-        super().__init__(device)
-
-    @property
-    def device_id(self):
-        return self._rensa_device.index
-
-    @property
-    def xp(self):
-        import rensa
-        return rensa
-
-    @property
-    def supported_array_types(self):
-        return (_core.ndarray,)
-
-    def _send_array(self, array):
-        if not isinstance(array, _core.ndarray):
-            array = _core.ndarray(array)
-        return array.to_device(self._rensa_device)
-
-    @property
-    def name(self):
-        return '@cupy:{}'.format(self._rensa_device.index)
-
-
-def get_device(device_spec):
-    """The device for a Chainer device specifier (``'@numpy'``, ``'@cupy:0'``, ``-1``, ``0``,
-    ``'native'``, ``'cuda:0'``, a device object)."""
-    if isinstance(device_spec, Device):
-        return device_spec
-    if isinstance(device_spec, str) and device_spec.lstrip('-').isdigit():
-        device_spec = int(device_spec)  # Chainer's examples pass --device '-1' as a string
-    device = _core.Device(device_spec)
+def _from_core(device):
+    # The device object of a C++ device (what Variable.device, Link.device and converters get).
     if device.kind == 'native':
         return CpuDevice()
     return GpuDevice(device)
 
 
-def get_device_from_array(array):
-    """The device an array (or Variable) lives on."""
-    if isinstance(array, _core.Variable):
-        return get_device(array.device)
-    if isinstance(array, _core.ndarray):
-        return get_device(array.device)
+def _from_int(device_id):
+    return CpuDevice() if device_id < 0 else GpuDevice.from_device_id(device_id)
+
+
+def _from_string(spec):
+    try:
+        return _from_int(int(spec))  # '-1', '0': Chainer's examples pass --device as a string
+    except ValueError:
+        pass
+    if spec.startswith('@'):
+        module, colon, precise = spec[1:].partition(':')
+        if module == 'numpy' and not colon:
+            return CpuDevice()
+        if module == 'intel64' and not colon:
+            return Intel64Device()
+        if module == 'cupy' and colon:
+            try:
+                index = int(precise)
+            except ValueError:
+                index = None
+            if index is not None and index >= 0:
+                return GpuDevice.from_device_id(index)
+        raise ValueError("Device specifiers starting with '@' must be followed by a module name and depending on "
+                         "the module, module specific precise device specifiers ('@numpy', '@cupy:<id>', "
+                         "'@intel64'). Actual: {}".format(spec))
+    # rensa's own names ('native', 'native:0', 'cuda:1'); DeviceError (a RuntimeError) otherwise.
+    return _from_core(_core.Device(spec))
+
+
+def get_device(device_spec):
+    """The device object for a device specifier (chainer.get_device).
+
+    Raises TypeError for an object that is no specifier, ValueError for a malformed '@'
+    specifier, RuntimeError for an unknown name or a GPU when none is usable."""
+    if isinstance(device_spec, Device):
+        return device_spec
+    if isinstance(device_spec, _core.Device):
+        return _from_core(device_spec)
+    if isinstance(device_spec, bool):
+        raise TypeError('Device specifier must be {}. Actual: {}'.format(_SPEC_TYPES, type(device_spec)))
+    if isinstance(device_spec, (int, numpy.integer)):
+        return _from_int(int(device_spec))
+    if isinstance(device_spec, str):
+        return _from_string(device_spec)
+    from rensa import cuda
+    if isinstance(device_spec, cuda.Device):
+        return GpuDevice(device_spec)
+    raise TypeError('Device specifier must be {}. Actual: {}'.format(_SPEC_TYPES, type(device_spec)))
+
+
+def using_device(device_spec):
+    """A context manager in which the device is current (chainer.using_device)."""
+    return get_device(device_spec).create_context()
+
+
+def get_device_from_array(*arrays):
+    """The device of the first array not on the CPU, else CpuDevice. As in Chainer a
+    Variable is not looked into: pass ``v.array`` (or read ``v.device``)."""
+    for array in arrays:
+        device = GpuDevice.from_array(array)
+        if device is not None:
+            return device
     return CpuDevice()
 
 
@@ -158,19 +104,26 @@ def get_array_module(*args):
 
 
 def to_cpu(array):
-    """A numpy array for ``array`` (device arrays are copied to the host)."""
+    """A numpy array for ``array`` (device arrays are copied to the host); tuples, lists
+    and dicts of arrays are converted element by element."""
     if isinstance(array, _core.Variable):
         array = array.array
-    if isinstance(array, (tuple, list)):
-        return type(array)(to_cpu(a) for a in array)
-    if array is None:
-        return None
     return CpuDevice().send(array)
 
 
 def copyto(dst, src):
-    """Copies src into dst (numpy arrays on the CPU)."""
-    numpy.copyto(numpy.asarray(dst), to_cpu(src))
+    """Copies the elements of ``src`` into the array ``dst`` (chainer.backend.copyto), across
+    devices; raises TypeError when ``dst`` is not an array."""
+    if isinstance(dst, numpy.ndarray):
+        numpy.copyto(dst, to_cpu(src))
+    elif isinstance(dst, _core.ndarray):
+        if isinstance(src, _core.ndarray):
+            src = src.to_device(dst.device)
+        else:
+            src = _core.ndarray(numpy.asarray(src, dtype=dst.dtype)).to_device(dst.device)
+        dst._assign(src)
+    else:
+        raise TypeError('cannot copy to non-array object of type {}'.format(type(dst)))
 
 
 def seed(value):

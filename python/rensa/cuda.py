@@ -5,6 +5,9 @@ The CUDA libraries are loaded the first time a CUDA device is used (``available`
 ``device_count()``, a ``cuda:0`` device, ...), never by ``import rensa`` (Note [Lazy CUDA],
 python/src/core/cuda.cc).
 """
+import threading
+
+from rensa import _backend
 from rensa import _core
 from rensa import backend
 
@@ -18,7 +21,6 @@ _cuda = _core.cuda
 #: Whether rensa was built with the CUDA backend (with or without a GPU present).
 built = bool(_cuda.built)
 get_array_module = backend.get_array_module
-get_device_from_array = backend.get_device_from_array
 to_cpu = backend.to_cpu
 device_count = _cuda.device_count
 set_allow_tf32 = _cuda.set_allow_tf32
@@ -76,38 +78,86 @@ def check_cuda_available():
             'or no GPU is visible (see rensa.print_runtime_info())')
 
 
-class Device(backend.GpuDevice):
-    """A GPU as Chainer's ``cuda.get_device_from_id`` gives it (cupy.cuda.Device-like):
-    ``id``, ``synchronize()``, usable in ``with``; it is also a rensa.backend.GpuDevice."""
+class Device(object):
+    """A GPU as cupy.cuda.Device (what ``cuda.get_device_from_id`` returns): ``id``,
+    ``use()``, ``synchronize()``, usable in ``with``. ``Device()`` is the current GPU.
+    ``backend.get_device(cuda_device)`` gives its backend.GpuDevice.
 
-    @property
-    def id(self):
-        return self.device_id
+    ``use()`` makes the GPU current for the thread: ``to_gpu`` without a device sends there.
+    rensa's arrays and links still go where they are sent, as in Chainer."""
+
+    def __init__(self, device=None):
+        if device is None:
+            device = _current_id()
+        if isinstance(device, bool) or not isinstance(device, int):
+            raise TypeError('cuda.Device: expected a GPU id (int), got {!r}'.format(device))
+        self.id = device
+        self._previous = []
+
+    def use(self):
+        """Makes this GPU the current one of the calling thread."""
+        _backend._check_gpu(self.id, 'cuda.Device({}).use'.format(self.id))
+        _state.current = self.id
 
     def synchronize(self):
         """Blocks until the work queued on the GPU's current stream is done."""
-        _cuda.synchronize(self.device_id)
+        check_cuda_available()
+        _cuda.synchronize(self.id)
 
     def __enter__(self):
+        self._previous.append(getattr(_state, 'current', None))
+        self.use()
         return self
 
     def __exit__(self, *args):
-        pass
+        _state.current = self._previous.pop()
+
+    def __int__(self):
+        return self.id
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(('cuda.Device', self.id))
+
+    def __repr__(self):
+        return '<CUDA Device {}>'.format(self.id)
+
+
+_state = threading.local()
+
+
+def _current_id():
+    current = getattr(_state, 'current', None)
+    return 0 if current is None else current
 
 
 def get_device_from_id(device_id):
-    """The device for a GPU id, DummyDevice for None or a negative id."""
+    """The cuda.Device of a GPU id, DummyDevice for None or a negative id; raises
+    RuntimeError without a usable GPU (as Chainer does without CuPy)."""
     if device_id is None or device_id < 0:
         return DummyDevice
     check_cuda_available()
-    return Device(_core.Device('cuda:{}'.format(int(device_id))))
+    return Device(int(device_id))
+
+
+def get_device_from_array(*arrays):
+    """The cuda.Device of the first GPU array, else DummyDevice."""
+    for array in arrays:
+        if isinstance(array, _core.ndarray) and array.device.kind == 'cuda':
+            return Device(array.device.index)
+    return DummyDevice
 
 
 def to_gpu(array, device=None, stream=None):
     """Copies an array (or a tuple/list/dict of them) to a GPU (0 by default)."""
     check_cuda_available()
     if device is None or device is DummyDevice:
-        device = 0
+        device = _current_id()
     return backend.get_device(device).send(array)
 
 

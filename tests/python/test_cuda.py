@@ -80,7 +80,8 @@ def test_device_and_synchronize():
     device.synchronize()
     cuda.synchronize(0)
     numpy.testing.assert_array_equal(cuda.to_cpu(g), numpy.ones((3, 4), numpy.float32))
-    assert cuda.get_device_from_array(g) == rensa.get_device('cuda:0')
+    assert cuda.get_device_from_array(g) == cuda.Device(0)
+    assert rensa.backend.get_device_from_array(g) == rensa.get_device('cuda:0')
 
 
 @requires_gpu
