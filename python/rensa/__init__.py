@@ -13,7 +13,8 @@ from rensa.configuration import *  # noqa: F401,F403  config, global_config, usi
 from rensa.variable import *  # noqa: F401,F403  Variable, as_variable, as_array
 from rensa.function_node import *  # noqa: F401,F403  FunctionNode, backward, grad, modes
 from rensa.reporter import *  # noqa: F401,F403  report, report_scope, Reporter, Summary, DictSummary
-from rensa.backend import get_device  # noqa: F401
+from rensa.backend import get_device, using_device  # noqa: F401
+from rensa.function import Function, FunctionAdapter  # noqa: F401
 from rensa.runtime_info import print_runtime_info  # noqa: F401
 
 # Links (Link, Chain, ChainList, Sequential, Parameter), link hooks, optimizer base classes.
@@ -41,5 +42,6 @@ from rensa import function_hooks  # noqa: F401,E402
 from rensa import gradient_check  # noqa: F401,E402
 from rensa import computational_graph  # noqa: F401,E402
 from rensa import testing  # noqa: F401,E402
+from rensa import utils  # noqa: F401,E402
 # rensa.distributed (chainermn) is imported by scripts that use it; MPI starts only when a
 # communicator is created.

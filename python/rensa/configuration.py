@@ -5,6 +5,7 @@ Config (C++ functions read them); every other entry (``dtype``, ``type_check``,
 ``use_cudnn``, ...) is kept here in Python, as Chainer keeps all of them.
 """
 import contextlib
+import os
 import sys
 import threading
 
@@ -12,7 +13,7 @@ import numpy
 
 from rensa import _core
 
-__all__ = ['config', 'global_config', 'using_config', 'GlobalConfig', 'LocalConfig']
+__all__ = ['config', 'global_config', 'using_config', 'GlobalConfig', 'LocalConfig', 'get_dtype', 'mixed16']
 
 _NATIVE = frozenset(_core._config_names)
 
@@ -99,7 +100,7 @@ config = LocalConfig(global_config)
 global_config.autotune = False
 global_config.cudnn_deterministic = False
 global_config.cudnn_fast_batch_normalization = False
-global_config.dtype = numpy.dtype(numpy.float32)
+global_config.dtype = numpy.dtype(numpy.float32)  # CHAINER_DTYPE may change it: see below
 global_config.in_recomputing = False
 global_config.keep_graph_on_report = False
 global_config.lazy_grad_sum = False
@@ -110,6 +111,45 @@ global_config.use_cudnn_tensor_core = 'auto'
 global_config.use_ideep = 'never'
 global_config.use_static_graph = True
 global_config.warn_nondeterministic = False
+
+
+
+class _Mixed16(object):
+    """chainer.mixed16: the dtype-like value of ``config.dtype`` for 16/32-bit mixed
+    precision (parameters and activations in float16, some statistics in float32)."""
+
+    dtype = numpy.dtype(numpy.float16)
+
+    def __repr__(self):
+        return "dtype('mixed16')"
+
+
+mixed16 = _Mixed16()
+
+
+def _dtype_from_environment():
+    name = os.environ.get('CHAINER_DTYPE', 'float32')
+    if name in ('float16', 'float32', 'float64'):
+        return numpy.dtype(name)
+    if name == 'mixed16':
+        return mixed16
+    raise TypeError('incorrect dtype name in CHAINER_DTYPE: "{}". Only float16/32/64 and mixed16 are '
+                    'allowed.'.format(name))
+
+
+global_config.dtype = _dtype_from_environment()
+
+
+def get_dtype(dtype=None, map_mixed16=None):
+    """Chainer's default dtype resolution (chainer.get_dtype): ``numpy.dtype(dtype)`` when
+    ``dtype`` is given, else ``config.dtype``; when that is mixed16, ``map_mixed16`` if
+    given, else float16."""
+    if dtype is None:
+        dtype = config.dtype
+    if dtype is mixed16 and map_mixed16 is not None:
+        dtype = map_mixed16
+    return numpy.dtype(dtype)
+
 
 _MISSING = object()
 
