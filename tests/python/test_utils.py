@@ -118,3 +118,16 @@ def test_get_dtype_and_mixed16():
     assert rensa.get_dtype(map_mixed16=numpy.float32) == numpy.float32  # only mixed16 is mapped
     assert repr(rensa.mixed16) == "dtype('mixed16')"
     assert numpy.dtype(rensa.mixed16) == numpy.float16
+
+
+def test_array_helpers():
+    from rensa import utils
+    a = utils.force_array(numpy.float32(2.0) * numpy.float32(3.0))
+    assert isinstance(a, numpy.ndarray) and a.shape == () and a.dtype == numpy.float32
+    assert utils.force_array(2.0, numpy.float16).dtype == numpy.float16
+    x = numpy.ones(2, numpy.float32)
+    assert utils.force_array(x) is x and utils.force_array(x, numpy.float32) is x
+    assert utils.force_type(numpy.dtype(numpy.float16), 1.5).dtype == numpy.float16
+    assert utils.force_type(numpy.dtype(numpy.float32), x) is x
+    assert utils.force_type(numpy.dtype(numpy.float64), x).dtype == numpy.float64
+    assert utils.size_of_shape((2, 3, 4)) == 24 and utils.size_of_shape(()) == 1
