@@ -94,6 +94,11 @@ class Device(object):
         self.id = device
         self._previous = []
 
+    @property
+    def _rensa_device(self):
+        # What rensa's C++ calls read from a device argument (python/src/convert/device.cc).
+        return _core.Device('cuda:{}'.format(self.id))
+
     def use(self):
         """Makes this GPU the current one of the calling thread."""
         _backend._check_gpu(self.id, 'cuda.Device({}).use'.format(self.id))

@@ -156,7 +156,7 @@ def test_unchain_and_to_device(x_data):
     assert y2.creator is None  # Chainer: the variable becomes a root too
     v.to_device('@numpy')
     v.to_cpu()
-    assert str(v.device) == 'native:0'
+    assert str(v.device) == '@numpy' and v.device == rensa.get_device('native:0')  # Chainer's device object
 
 
 def test_as_variable_as_array(x_data):

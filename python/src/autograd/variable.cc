@@ -5,6 +5,8 @@
 #include "autograd/function_node.h"
 #include "core/error.h"
 #include "python/src/autograd/autograd.h"
+#include "python/src/convert/device_object.h"
+#include "python/src/convert/numpy_cache.h"
 
 namespace rensa::python {
 namespace {
@@ -15,12 +17,14 @@ py::tuple shape_tuple(const Shape& shape) {
     return out;
 }
 
+// The array setter; a numpy array set as is comes back from the getter (v.array = x; v.array is x).
 void set_array(const Variable& v, const py::handle& value) {
     if (value.is_none()) {
         v.set_array(Array());
         return;
     }
     v.set_array(to_array(value));
+    remember_numpy(v.array(), value);
 }
 
 void set_grad(const Variable& v, const py::handle& value) {
@@ -29,6 +33,7 @@ void set_grad(const Variable& v, const py::handle& value) {
         return;
     }
     v.set_grad(to_array(value));
+    remember_numpy(v.grad(), value);
 }
 
 void set_grad_var(const Variable& v, const py::handle& value) {
@@ -67,6 +72,7 @@ void bind_variable(py::module_& m) {
                 const std::string n = name.is_none() ? std::string() : name.cast<std::string>();
                 Variable v = data.is_none() ? Variable::without_array(requires_grad, n)
                                             : Variable(to_array(data), requires_grad, n);
+                if (!data.is_none()) remember_numpy(v.array(), data);  // Variable(x).array is x
                 if (!grad.is_none()) set_grad(v, grad);
                 return v;
             }),
@@ -74,7 +80,8 @@ void bind_variable(py::module_& m) {
             py::arg("requires_grad") = true)
         .def_property(
             "array", [](const Variable& v) { return to_numpy(v.array()); }, &set_array,
-            "The array (a numpy view for native arrays: writes go into the variable).")
+            "The array (a numpy view for native arrays: writes go into the variable); the same numpy "
+            "object on every access until the array is replaced.")
         .def_property(
             "data", [](const Variable& v) { return to_numpy(v.array()); }, &set_array)
         .def_property(
@@ -91,7 +98,9 @@ void bind_variable(py::module_& m) {
         .def_property_readonly("ndim", &Variable::ndim)
         .def_property_readonly("size", &Variable::size)
         .def_property_readonly("dtype", [](const Variable& v) { return dtype_to_python(v.dtype()); })
-        .def_property_readonly("device", &Variable::device)
+        .def_property_readonly(
+            "device", [](const Variable& v) { return device_object(v.device()); },
+            "The device object (rensa.backend.CpuDevice / GpuDevice) of the array.")
         .def_property(
             "name",
             [](const Variable& v) -> py::object {
@@ -103,6 +112,8 @@ void bind_variable(py::module_& m) {
             })
         .def_property_readonly("requires_grad", &Variable::requires_grad)
         .def_property_readonly("creator", &Variable::creator)
+        .def_property_readonly("creator_node", &Variable::creator, "The FunctionNode that made it (None for a leaf).")
+        .def_property_readonly("node", &Variable::node, "Its VariableNode in the graph.")
         .def_property_readonly("rank", &Variable::rank)
         .def("__len__", &length)
         .def("item", &item)

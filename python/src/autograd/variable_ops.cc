@@ -79,6 +79,12 @@ void bind_operators(py::class_<Variable>& cls) {
     bind_binary(cls, "__mul__", "__rmul__", &rensa::mul, &rensa::mul, &rensa::mul);
     bind_binary(cls, "__truediv__", "__rtruediv__", &rensa::div, &rensa::div, &rensa::div);
     bind_binary(cls, "__pow__", "__rpow__", &rensa::pow, &rensa::pow, &rensa::pow);
+    // Chainer's floordiv: floor(a / b) (F.floor has no gradient, as in Chainer).
+    bind_binary(
+        cls, "__floordiv__", "__rfloordiv__",
+        [](const Variable& a, const Variable& b) { return F::floor(rensa::div(a, b)); },
+        [](const Variable& a, Scalar b) { return F::floor(rensa::div(a, b)); },
+        [](Scalar a, const Variable& b) { return F::floor(rensa::div(a, b)); });
     cls.def(
            "__matmul__", [](const Variable& a, const Variable& b) { return F::matmul(a, b); }, py::is_operator())
         .def(

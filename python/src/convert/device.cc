@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "python/src/convert/device_object.h"
 
 namespace rensa::python {
 
@@ -34,6 +35,14 @@ Device to_device(py::handle obj) {
         }
     }
     return Device::parse(spec);
+}
+
+py::object device_object(Device device) {
+    static PyObject* from_core = nullptr;  // rensa.backend._from_core, kept for the process
+    if (from_core == nullptr) {
+        from_core = py::object(py::module_::import("rensa.backend").attr("_from_core")).release().ptr();
+    }
+    return py::reinterpret_borrow<py::object>(from_core)(device);
 }
 
 }  // namespace rensa::python

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "python/src/convert/array.h"
 #include "python/src/convert/dtype.h"
+#include "python/src/convert/numpy_cache.h"
 
 namespace rensa::python {
 namespace {
@@ -134,6 +135,7 @@ Array to_array(py::handle obj) {
 py::object to_numpy(const Array& array) {
     if (!array.defined()) return py::none();
     if (array.device().kind != DeviceKind::kNative || array.dtype() == Dtype::kBFloat16) return py::cast(array);
+    if (py::object cached = cached_numpy(array)) return cached;
     std::vector<py::ssize_t> shape(array.shape().begin(), array.shape().end());
     std::vector<py::ssize_t> strides(array.strides().begin(), array.strides().end());
     // The capsule holds a reference on the storage: numpy's view keeps the memory alive.
@@ -143,6 +145,7 @@ py::object to_numpy(const Array& array) {
                    std::move(strides), array.raw_data(), base);
     // Read-only memory gives a read-only view (numpy then refuses `view[0] = 1` itself).
     if (!array.writeable()) py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+    remember_numpy(array, view);
     return view;
 }
 

@@ -152,6 +152,9 @@ void bind_ndarray(py::module_& m) {
         .def("reshape", [](const Array& a,
                            const std::vector<int64_t>& shape) { return a.reshape(Shape(shape.begin(), shape.end())); })
         .def("fill", [](const Array& a, double value) { a.fill(value); })
+        // backend.copyto's device path: copies src (same device, broadcastable) into this array.
+        .def(
+            "_assign", [](const Array& a, const Array& src) { a.assign(src); }, py::arg("src"))
         .def(
             "get", [](const Array& a) { return host_numpy(a); }, "A numpy copy on the host (cupy's get).")
         .def("__len__",
