@@ -13,6 +13,7 @@ from rensa.configuration import *  # noqa: F401,F403  config, global_config, usi
 from rensa.variable import *  # noqa: F401,F403  Variable, as_variable, as_array
 from rensa.function_node import *  # noqa: F401,F403  FunctionNode, backward, grad, modes
 from rensa.reporter import *  # noqa: F401,F403  report, report_scope, Reporter, Summary, DictSummary
+from rensa.backend import get_array_types, get_cpu_array_types, is_arrays_compatible  # noqa: F401
 from rensa.backend import get_device, using_device  # noqa: F401
 from rensa.function import Function, FunctionAdapter  # noqa: F401
 from rensa.runtime_info import print_runtime_info  # noqa: F401

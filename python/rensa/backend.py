@@ -13,7 +13,7 @@ from rensa._backend import ChainerxDevice, CpuDevice, Device, GpuDevice, Intel64
 
 __all__ = ['Device', 'CpuDevice', 'GpuDevice', 'Intel64Device', 'ChainerxDevice', 'get_device',
            'get_device_from_array', 'get_array_module', 'using_device', 'copyto', 'to_cpu', 'seed',
-           'ndarray']
+           'ndarray', 'get_array_types', 'get_cpu_array_types', 'is_arrays_compatible']
 
 ndarray = _core.ndarray
 
@@ -101,6 +101,23 @@ def get_array_module(*args):
             import rensa
             return rensa
     return numpy
+
+
+def get_array_types():
+    """The array types rensa's functions take (chainer.get_array_types)."""
+    return (numpy.ndarray, _core.ndarray)
+
+
+def get_cpu_array_types():
+    """The CPU array types (chainer.get_cpu_array_types)."""
+    return (numpy.ndarray,)
+
+
+def is_arrays_compatible(arrays):
+    """Whether the arrays (None entries ignored) live on one device, so one function can
+    take them all (chainer.is_arrays_compatible)."""
+    devices = {get_device_from_array(a) for a in arrays if a is not None}
+    return len(devices) <= 1
 
 
 def to_cpu(array):

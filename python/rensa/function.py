@@ -18,6 +18,10 @@ from rensa.utils import type_check
 __all__ = ['Function', 'FunctionAdapter']
 
 
+def _on_gpu(array):
+    return isinstance(array, _core.ndarray) and array.device.kind == 'cuda'
+
+
 def _arrays(variables):
     return tuple(None if v is None else v.array for v in variables)
 
@@ -136,7 +140,7 @@ class Function(object):
 
     def forward(self, inputs):
         """forward_gpu when an input is a device array, else forward_cpu."""
-        if any(isinstance(x, _core.ndarray) for x in inputs):
+        if any(_on_gpu(x) for x in inputs):
             return self.forward_gpu(inputs)
         return self.forward_cpu(inputs)
 
@@ -148,7 +152,7 @@ class Function(object):
 
     def backward(self, inputs, grad_outputs):
         """backward_gpu when an array is a device array, else backward_cpu."""
-        if any(isinstance(x, _core.ndarray) for x in inputs + grad_outputs):
+        if any(_on_gpu(x) for x in inputs + grad_outputs):
             return self.backward_gpu(inputs, grad_outputs)
         return self.backward_cpu(inputs, grad_outputs)
 

@@ -142,6 +142,21 @@ def test_copyto():
     numpy.testing.assert_array_equal(dst, [3, 4, 5])
     with pytest.raises(TypeError, match='cannot copy to non-array'):
         backend.copyto([0, 0, 0], dst)
+    device_array = rensa.ndarray(numpy.zeros(3, numpy.float32))  # rensa's own array type
+    backend.copyto(device_array, numpy.arange(3.0))
+    numpy.testing.assert_array_equal(numpy.asarray(device_array), [0, 1, 2])
+    backend.copyto(device_array, rensa.ndarray(numpy.ones(3, numpy.float32)))
+    numpy.testing.assert_array_equal(numpy.asarray(device_array), [1, 1, 1])
+    with pytest.raises(ValueError, match='broadcast'):
+        backend.copyto(device_array, numpy.ones(4))
+
+
+def test_array_types():
+    assert rensa.get_array_types() == (numpy.ndarray, rensa.ndarray)
+    assert rensa.get_cpu_array_types() == (numpy.ndarray,)
+    assert isinstance(numpy.ones(1), rensa.get_array_types())
+    assert rensa.is_arrays_compatible([numpy.ones(1), None, numpy.zeros(2)])
+    assert rensa.is_arrays_compatible([])
 
 
 def test_to_cpu():
