@@ -8,6 +8,7 @@ import pytest
 import rensa
 from rensa import backend
 from rensa import cuda
+from chainer_style_harness import assert_same_first_losses, run_on_chainer, run_ported
 
 no_gpu = pytest.mark.skipif(cuda.available, reason='checks the behaviour without a GPU')
 
@@ -184,3 +185,9 @@ def test_gpu_device():
     numpy.testing.assert_array_equal(backend.to_cpu(dst), numpy.arange(3.0))
     with cuda.get_device_from_id(0):
         device.use()
+
+
+def test_script_matches_chainer(tmp_path):
+    """A Chainer script using device objects, Variable copies, pickles and methods."""
+    output = run_ported('variable_and_devices.py', tmp_path)
+    assert_same_first_losses(output, run_on_chainer('variable_and_devices.py'))
