@@ -13,9 +13,10 @@ import weakref
 from rensa import _core
 from rensa import configuration
 from rensa import function_node
+from rensa.function_node import FunctionHook, force_backprop_mode, no_backprop_mode  # noqa: F401
 from rensa.utils import type_check
 
-__all__ = ['Function', 'FunctionAdapter']
+__all__ = ['Function', 'FunctionAdapter', 'FunctionHook', 'no_backprop_mode', 'force_backprop_mode']
 
 
 def _on_gpu(array):

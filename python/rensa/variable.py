@@ -18,9 +18,9 @@ Chainer's Variable that are Python protocols or text: copy.copy, copy.deepcopy, 
 import numpy
 
 from rensa import _core
-from rensa._core import Variable, VariableNode
+from rensa._core import Parameter, Variable, VariableNode
 
-__all__ = ['Variable', 'VariableNode', 'as_variable', 'as_array']
+__all__ = ['Variable', 'VariableNode', 'Parameter', 'as_variable', 'as_array']
 
 
 def as_variable(obj):
