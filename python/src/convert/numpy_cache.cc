@@ -33,10 +33,18 @@ Table& table() {
     return *t;
 }
 
-// The referent of a weakref (borrowed), or nullptr when it is gone.
+// The referent of a weakref (borrowed: others hold it while it is alive), or nullptr when it
+// is gone. Python 3.13 deprecates PyWeakref_GetObject for PyWeakref_GetRef.
 PyObject* referent(PyObject* ref) {
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject* obj = nullptr;
+    if (PyWeakref_GetRef(ref, &obj) <= 0) return nullptr;
+    Py_DECREF(obj);
+    return obj;
+#else
     PyObject* obj = PyWeakref_GetObject(ref);
     return obj == Py_None ? nullptr : obj;
+#endif
 }
 
 bool describes(PyObject* obj, const Array& array) {
