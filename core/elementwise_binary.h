@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/elementwise_base.h"
+#include "core/special_math.h"
 
 namespace rensa {
 
@@ -20,6 +21,7 @@ enum class BinaryOp : uint8_t {
     kMaximum,
     kMinimum,
     kArctan2,
+    kPolygamma,          // polygamma(n, x): the order first, as scipy and Chainer
     kKeepWherePositive,  // a where b > 0, else 0 (ReLU's gradient in one pass)
     kEqual,
     kNotEqual,
@@ -202,6 +204,15 @@ struct Arctan2 : BinaryRow<BinaryOp::kArctan2, Dtypes::kFloat> {
         return std::atan2(a, b);
     }
 };
+// See Note [Special functions] in core/special_math.h: the order n is an operand because
+// Chainer's F.polygamma takes it as an array; non-integer or negative orders give NaN.
+struct Polygamma : BinaryRow<BinaryOp::kPolygamma, Dtypes::kFloat> {
+    static constexpr const char* name = "polygamma";
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C n, C x) {
+        return static_cast<C>(special::polygamma(static_cast<double>(n), static_cast<double>(x)));
+    }
+};
 struct KeepWherePositive : BinaryRow<BinaryOp::kKeepWherePositive, Dtypes::kSame> {
     static constexpr const char* name = "keep_where_positive";
     template <class C>
@@ -273,9 +284,9 @@ struct LogicalXor : BinaryRow<BinaryOp::kLogicalXor, Dtypes::kPredicate> {
     }
 };
 
-using BinaryTable =
-    Table<Add, Subtract, Multiply, Divide, FloorDivide, Mod, Fmod, Power, Maximum, Minimum, Arctan2, KeepWherePositive,
-          Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, LogicalAnd, LogicalOr, LogicalXor>;
+using BinaryTable = Table<Add, Subtract, Multiply, Divide, FloorDivide, Mod, Fmod, Power, Maximum, Minimum, Arctan2,
+                          Polygamma, KeepWherePositive, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
+                          LogicalAnd, LogicalOr, LogicalXor>;
 static_assert(BinaryTable::in_enum_order() && BinaryTable::size == static_cast<std::size_t>(BinaryOp::kLogicalXor) + 1,
               "BinaryTable: one row per BinaryOp, in the enum's order");
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/elementwise_base.h"
+#include "core/special_math.h"
 
 namespace rensa {
 
@@ -39,6 +40,11 @@ enum class UnaryOp : uint8_t {
     kErfc,
     kNdtr,
     kErfcx,
+    kLgamma,
+    kDigamma,
+    kLogNdtr,
+    kNdtri,
+    kErfinv,
     kLogicalNot,
     kIsnan,
     kIsinf,
@@ -277,6 +283,42 @@ struct Erfcx : UnaryRow<UnaryOp::kErfcx, Dtypes::kFloat> {
         return static_cast<C>(0.56418958354775628695 / v * series);  // 1 / sqrt(pi)
     }
 };
+// The special functions, in double (Note [Special functions] in core/special_math.h).
+struct Lgamma : UnaryRow<UnaryOp::kLgamma, Dtypes::kFloat> {
+    static constexpr const char* name = "lgamma";  // scipy.special.gammaln
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C x) {
+        return static_cast<C>(special::log_gamma(static_cast<double>(x)));
+    }
+};
+struct Digamma : UnaryRow<UnaryOp::kDigamma, Dtypes::kFloat> {
+    static constexpr const char* name = "digamma";
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C x) {
+        return static_cast<C>(special::digamma(static_cast<double>(x)));
+    }
+};
+struct LogNdtr : UnaryRow<UnaryOp::kLogNdtr, Dtypes::kFloat> {
+    static constexpr const char* name = "log_ndtr";
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C x) {
+        return static_cast<C>(special::log_ndtr(static_cast<double>(x)));
+    }
+};
+struct Ndtri : UnaryRow<UnaryOp::kNdtri, Dtypes::kFloat> {
+    static constexpr const char* name = "ndtri";
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C x) {
+        return static_cast<C>(special::ndtri(static_cast<double>(x)));
+    }
+};
+struct Erfinv : UnaryRow<UnaryOp::kErfinv, Dtypes::kFloat> {
+    static constexpr const char* name = "erfinv";
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C x) {
+        return static_cast<C>(special::erfinv(static_cast<double>(x)));
+    }
+};
 struct LogicalNot : UnaryRow<UnaryOp::kLogicalNot, Dtypes::kPredicate> {
     static constexpr const char* name = "logical_not";
     template <class C>
@@ -313,7 +355,7 @@ struct Isfinite : UnaryRow<UnaryOp::kIsfinite, Dtypes::kPredicate> {
 
 using UnaryTable = Table<Negative, Abs, Sign, Reciprocal, Floor, Ceil, Trunc, Exp, Expm1, Log, Log1p, Log2, Log10, Sqrt,
                          Rsqrt, Square, Sin, Cos, Tan, Arcsin, Arccos, Arctan, Sinh, Cosh, Tanh, Sigmoid, Erf, Erfc,
-                         Ndtr, Erfcx, LogicalNot, Isnan, Isinf, Isfinite>;
+                         Ndtr, Erfcx, Lgamma, Digamma, LogNdtr, Ndtri, Erfinv, LogicalNot, Isnan, Isinf, Isfinite>;
 static_assert(UnaryTable::in_enum_order() && UnaryTable::size == static_cast<std::size_t>(UnaryOp::kIsfinite) + 1,
               "UnaryTable: one row per UnaryOp, in the enum's order");
 }  // namespace elementwise

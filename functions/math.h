@@ -74,6 +74,17 @@ using rensa::sum;
 [[nodiscard]] Variable ndtr(const Variable& x);  // the standard normal CDF
 // exp(x^2) * erfc(x), the scaled complementary error function.
 [[nodiscard]] Variable erfcx(const Variable& x);
+// The special functions of scipy.special that Chainer wraps (Note [Special functions] in
+// core/special_math.h): log |Gamma(x)|, its derivative psi(x), log ndtr(x), ndtr's inverse on
+// [0, 1] and erf's on [-1, 1] (NaN outside, +-inf at the ends).
+[[nodiscard]] Variable lgamma(const Variable& x);
+[[nodiscard]] Variable digamma(const Variable& x);
+[[nodiscard]] Variable log_ndtr(const Variable& x);
+[[nodiscard]] Variable ndtri(const Variable& x);
+[[nodiscard]] Variable erfinv(const Variable& x);
+// The n-th derivative of digamma at x: n an integer array (not differentiated), x a float
+// one, broadcast; the result has x's dtype. DtypeError for a float n or an integer x.
+[[nodiscard]] Variable polygamma(const Variable& n, const Variable& x);
 // arctan(x1 / x2) in the quadrant of (x2, x1), and the remainder with x's sign (numpy.fmod);
 // both broadcast, one float dtype.
 [[nodiscard]] Variable arctan2(const Variable& x1, const Variable& x2);

@@ -8,6 +8,7 @@
 #include "autograd/basic_math.h"
 #include "autograd/check.h"
 #include "autograd/function_node.h"
+#include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
 #include "functions/activation.h"
 #include "functions/math.h"
@@ -95,6 +96,21 @@ const UnarySpec kNdtr{UnaryOp::kNdtr, "Ndtr",
                       [](V x, V, V gy) { return gy * (inv_sqrtpi / sqrt2) * exp(square(x) * -0.5); }, true, false};
 const UnarySpec kErfcx{UnaryOp::kErfcx, "Erfcx", [](V x, V y, V gy) { return gy * (2.0 * x * y - 2.0 * inv_sqrtpi); },
                        true, true};
+// The special functions (Note [Special functions] in core/special_math.h), Chainer's gradients.
+const UnarySpec kLgamma{UnaryOp::kLgamma, "LGamma", [](V x, V, V gy) { return gy * digamma(x); }, true, false};
+const UnarySpec kDigamma{UnaryOp::kDigamma, "DiGamma",
+                         [](V x, V, V gy) {
+                             const Variable order(ops::full({}, Scalar(int64_t{1}), Dtype::kInt32, x.device()), false);
+                             return gy * polygamma(order, x);
+                         },
+                         true, false};
+const UnarySpec kLogNdtr{UnaryOp::kLogNdtr, "LogNdtr",
+                         [](V x, V, V gy) { return gy * (2.0 * inv_sqrtpi / sqrt2) / erfcx(x * (-1.0 / sqrt2)); }, true,
+                         false};
+const UnarySpec kNdtri{UnaryOp::kNdtri, "Ndtri",
+                       [](V, V y, V gy) { return gy * (sqrt2 / inv_sqrtpi) * exp(square(y) * 0.5); }, false, true};
+const UnarySpec kErfinv{UnaryOp::kErfinv, "ErfInv",
+                        [](V, V y, V gy) { return gy * (0.5 / inv_sqrtpi) * exp(square(y)); }, false, true};
 
 }  // namespace
 
@@ -120,6 +136,11 @@ Variable erf(const Variable& x) { return unary(kErf, x); }
 Variable erfc(const Variable& x) { return unary(kErfc, x); }
 Variable ndtr(const Variable& x) { return unary(kNdtr, x); }
 Variable erfcx(const Variable& x) { return unary(kErfcx, x); }
+Variable lgamma(const Variable& x) { return unary(kLgamma, x); }
+Variable digamma(const Variable& x) { return unary(kDigamma, x); }
+Variable log_ndtr(const Variable& x) { return unary(kLogNdtr, x); }
+Variable ndtri(const Variable& x) { return unary(kNdtri, x); }
+Variable erfinv(const Variable& x) { return unary(kErfinv, x); }
 
 Variable floor(const Variable& x) { return rounding(UnaryOp::kFloor, x); }
 Variable ceil(const Variable& x) { return rounding(UnaryOp::kCeil, x); }

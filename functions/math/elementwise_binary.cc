@@ -1,5 +1,6 @@
 // Binary elementwise functions of F over core/elementwise_binary.h rows that autograd's
-// operators do not cover: arctan2 and fmod (Chainer's F.arctan2, F.fmod). Operands
+// operators do not cover: arctan2, fmod and polygamma (Chainer's F.arctan2, F.fmod,
+// F.polygamma). Operands
 // broadcast; gradients are reduced back to each operand's shape.
 
 #include "autograd/basic_math.h"
@@ -43,7 +44,29 @@ public:
     std::string label() const override { return "Fmod"; }
 };
 
+// y = polygamma(n, x) (Chainer's PolyGamma): n is an integer array, held constant;
+// gx = gy * polygamma(n + 1, x).
+class Polygamma : public FunctionNode {
+public:
+    std::vector<Array> forward(const std::vector<Array>& xs) override {
+        retain_inputs({0, 1});
+        return {ops::elementwise(BinaryOp::kPolygamma, xs[0].astype(xs[1].dtype(), false), xs[1])};
+    }
+    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
+        const Variable n = retained_input(0), x = retained_input(1);
+        const Variable next(ops::add(n.array(), Scalar(int64_t{1})), false);
+        return {Variable(), sum_to(gys[0] * polygamma(next, x), x.shape())};
+    }
+    std::string label() const override { return "PolyGamma"; }
+};
+
 }  // namespace
+
+Variable polygamma(const Variable& n, const Variable& x) {
+    expect_signed_integer(n, "polygamma", "n");
+    expect_float(x, "polygamma", "x");
+    return math_detail::apply1<Polygamma>({n, x});
+}
 
 Variable arctan2(const Variable& x1, const Variable& x2) {
     expect_same_float(x1, x2, "arctan2", "x1", "x2");

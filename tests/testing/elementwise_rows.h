@@ -32,7 +32,39 @@ struct BinaryTestRow {
     double low = -2.0, high = 2.0;  // both operands
     Variable (*function)(const Variable&, const Variable&) = nullptr;
     bool positive_b = false;  // b in [0.5, high) (divisions)
+    bool integer_a = false;   // a: integers in [low, high), int32 and not differentiated (orders)
 };
+
+namespace reference {
+// Independent long double references for the special functions (Note [Special functions] in
+// core/special_math.h computes them otherwise).
+inline long double digamma(long double x) {
+    long double shift = 0;
+    for (; x < 30; x += 1) shift -= 1 / x;
+    const long double r = 1 / (x * x);
+    return shift + std::log(x) - 1 / (2 * x) - r * (1.0L / 12 - r * (1.0L / 120 - r * (1.0L / 252 - r / 240)));
+}
+// (-1)^(n+1) n! zeta(n + 1, x): 2000 terms, then the integral tail with two corrections.
+inline double polygamma(double n, double x) {
+    if (n == 0) return static_cast<double>(digamma(x));
+    const long double s = n + 1;
+    long double sum = 0, a = x;
+    for (int k = 0; k < 2000; ++k, a += 1) sum += std::pow(a, -s);
+    sum += std::pow(a, 1 - s) / (s - 1) + std::pow(a, -s) / 2 + s * std::pow(a, -s - 1) / 12;
+    const long double sign = std::fmod(n, 2.0) == 0 ? -1 : 1;
+    return static_cast<double>(sign * std::tgamma(s) * sum);
+}
+// The root of the increasing f on [low, high] by bisection.
+template <class F>
+double bisect(F f, long double target, long double low, long double high) {
+    for (int i = 0; i < 200; ++i) {
+        const long double mid = (low + high) / 2;
+        (f(mid) < target ? low : high) = mid;
+    }
+    return static_cast<double>((low + high) / 2);
+}
+inline long double ndtr(long double x) { return std::erfc(-x / std::sqrt(2.0L)) / 2; }
+}  // namespace reference
 
 inline const std::vector<UnaryTestRow>& unary_test_rows() {
     using std::numbers::sqrt2;
@@ -72,6 +104,15 @@ inline const std::vector<UnaryTestRow>& unary_test_rows() {
              return static_cast<double>(std::exp(v * v) * std::erfc(v));
          },
          -2.0, 30.0, F::erfcx},
+        {UnaryOp::kLgamma, [](double x) { return std::lgamma(x); }, 0.2, 5.0, F::lgamma},
+        {UnaryOp::kDigamma, [](double x) { return static_cast<double>(reference::digamma(x)); }, 0.3, 5.0, F::digamma},
+        {UnaryOp::kLogNdtr, [](double x) { return static_cast<double>(std::log(reference::ndtr(x))); }, -20.0, 5.0,
+         F::log_ndtr},
+        {UnaryOp::kNdtri, [](double p) { return reference::bisect(reference::ndtr, p, -40, 40); }, 0.02, 0.98,
+         F::ndtri},
+        {UnaryOp::kErfinv,
+         [](double x) { return reference::bisect([](long double y) { return std::erf(y); }, x, -6, 6); }, -0.9, 0.9,
+         F::erfinv},
         {UnaryOp::kLogicalNot, [](double x) { return double(x == 0); }},
         {UnaryOp::kIsnan, [](double x) { return double(std::isnan(x)); }},
         {UnaryOp::kIsinf, [](double x) { return double(std::isinf(x)); }},
@@ -98,6 +139,7 @@ inline const std::vector<BinaryTestRow>& binary_test_rows() {
         {BinaryOp::kMaximum, [](double a, double b) { return a < b ? b : a; }},
         {BinaryOp::kMinimum, [](double a, double b) { return b < a ? b : a; }},
         {BinaryOp::kArctan2, [](double a, double b) { return std::atan2(a, b); }, -2.0, 2.0, F::arctan2},
+        {BinaryOp::kPolygamma, reference::polygamma, 0.0, 3.0, F::polygamma, true, true},
         {BinaryOp::kKeepWherePositive, [](double a, double b) { return b > 0 ? a : 0.0; }},
         {BinaryOp::kEqual, [](double a, double b) { return double(a == b); }},
         {BinaryOp::kNotEqual, [](double a, double b) { return double(a != b); }},

@@ -69,6 +69,12 @@ void bind_elementwise(py::module_& f) {
     f.def("erfc", &F::erfc, py::arg("x"));
     f.def("ndtr", &F::ndtr, py::arg("x"));
     f.def("erfcx", &F::erfcx, py::arg("x"));
+    f.def("lgamma", &F::lgamma, py::arg("x"));
+    f.def("digamma", &F::digamma, py::arg("x"));
+    f.def("polygamma", &F::polygamma, py::arg("n"), py::arg("x"));
+    f.def("log_ndtr", &F::log_ndtr, py::arg("x"));
+    f.def("ndtri", &F::ndtri, py::arg("x"));
+    f.def("erfinv", &F::erfinv, py::arg("x"));
     f.def("arctan2", &F::arctan2, py::arg("x1"), py::arg("x2"));
     f.def("fmod", &F::fmod, py::arg("x"), py::arg("divisor"));
     f.def("floor", &F::floor, py::arg("x"));
