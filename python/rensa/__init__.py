@@ -44,5 +44,7 @@ from rensa import gradient_check  # noqa: F401,E402
 from rensa import computational_graph  # noqa: F401,E402
 from rensa import testing  # noqa: F401,E402
 from rensa import utils  # noqa: F401,E402
+from rensa import distributions  # noqa: F401,E402
+from rensa.distribution import cross_entropy, Distribution, kl_divergence, register_kl  # noqa: F401,E402
 # rensa.distributed (chainermn) is imported by scripts that use it; MPI starts only when a
 # communicator is created.
