@@ -270,17 +270,12 @@ struct Ndtr : UnaryRow<UnaryOp::kNdtr, Dtypes::kFloat> {
         return C{0.5} * std::erfc(-x * C{0.70710678118654752440});
     }
 };
-// exp(x^2) erfc(x), computed in double: past x = 25 (where exp(x^2) nears double's range) by
-// its asymptotic series 1 / (x sqrt(pi)) * (1 - 1/(2x^2) + 3/(4x^4) - ...), 6 terms.
+// exp(x^2) erfc(x), computed in double (special::erfcx in core/special_math.h).
 struct Erfcx : UnaryRow<UnaryOp::kErfcx, Dtypes::kFloat> {
     static constexpr const char* name = "erfcx";
     template <class C>
     RENSA_HOST_DEVICE static C apply(C x) {
-        const double v = x;
-        if (v < 25.0) return static_cast<C>(std::exp(v * v) * std::erfc(v));
-        const double r = 1.0 / (v * v);
-        const double series = 1.0 - r * (0.5 - r * (0.75 - r * (1.875 - r * (6.5625 - r * 29.53125))));
-        return static_cast<C>(0.56418958354775628695 / v * series);  // 1 / sqrt(pi)
+        return static_cast<C>(special::erfcx(static_cast<double>(x)));
     }
 };
 // The special functions, in double (Note [Special functions] in core/special_math.h).
