@@ -84,3 +84,55 @@ def reduce_optimizer(opt):
 
 
 _opt.Optimizer.__reduce__ = reduce_optimizer
+
+
+# --- Chainer's loss-scaling helpers and use_cleargrads -----------------------------------
+
+_loss_scaling = _opt.Optimizer.loss_scaling
+
+
+def _loss_scaling_recorded(self, interval=1000, scale=None):
+    _loss_scaling(self, interval, scale)
+    object.__setattr__(self, '_loss_scaling_is_dynamic', scale is None)
+
+
+def _set_loss_scale(self, loss_scale):
+    """Sets a static loss scale (Chainer's Optimizer.set_loss_scale)."""
+    self.loss_scaling(scale=loss_scale)
+
+
+def _check_nan_in_grads(self):
+    """Under dynamic loss scaling, notes (and warns) when a grad holds Inf or NaN; what
+    ``is_safe_to_update`` then answers (Chainer's Optimizer.check_nan_in_grads)."""
+    import warnings
+
+    import numpy
+    object.__setattr__(self, '_loss_scaling_isnan', False)
+    if not self.__dict__.get('_loss_scaling_is_dynamic', False):
+        return
+    for name, param in self.target.namedparams():
+        grad = param.grad
+        if grad is not None and not numpy.all(numpy.isfinite(numpy.asarray(grad))):
+            object.__setattr__(self, '_loss_scaling_isnan', True)
+            warnings.warn('Non finite number found in param.grad of {} (iteration: {}, loss_scale: {})'.format(
+                name, self.t, self.loss_scale))
+
+
+def _is_safe_to_update(self):
+    return not self.__dict__.get('_loss_scaling_isnan', False)
+
+
+def _use_cleargrads(self, use=True):
+    """Deprecated in Chainer since v2: update() clears the grads with cleargrads already."""
+    import warnings
+    warnings.warn('GradientMethod.use_cleargrads is deprecated.', DeprecationWarning)
+    if not use:
+        raise NotImplementedError('use_cleargrads(False): rensa always clears grads with cleargrads (zerograds '
+                                  'would only cost time)')
+
+
+_opt.Optimizer.loss_scaling = _loss_scaling_recorded
+_opt.Optimizer.set_loss_scale = _set_loss_scale
+_opt.Optimizer.check_nan_in_grads = _check_nan_in_grads
+_opt.Optimizer.is_safe_to_update = _is_safe_to_update
+_opt.GradientMethod.use_cleargrads = _use_cleargrads

@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -27,10 +28,12 @@ SCRIPTS = os.path.join(HERE, 'chainer_style')
 IMPORTS = [
     (r'^import chainer$', 'import rensa as chainer'),
     (r'^import chainer\.([\w.]+) as (\w+)$', r'import rensa.\1 as \2'),
+    (r'^import chainer\.([\w.]+)$', r'import rensa.\1'),
     (r'^from chainer import (.+)$', r'from rensa import \1'),
     (r'^from chainer\.([\w.]+) import (.+)$', r'from rensa.\1 import \2'),
     (r'^import chainermn$', 'import rensa.distributed as chainermn'),
     (r'^import chainermn\.([\w.]+) as (\w+)$', r'import rensa.distributed.\1 as \2'),
+    (r'^import chainermn\.([\w.]+)$', r'import rensa.distributed.\1'),
     (r'^from chainermn import (.+)$', r'from rensa.distributed import \1'),
     (r'^from chainermn\.([\w.]+) import (.+)$', r'from rensa.distributed.\1 import \2'),
 ]
@@ -58,14 +61,28 @@ def chainer_python():
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 
-def _run(argv, timeout, env=None):
+def _run(argv, timeout, env=None, mpiexec_n=None):
+    """Runs argv (under ``mpiexec -n mpiexec_n`` when given) and returns its output. Under
+    mpiexec each rank writes to a file of its own, and the output is the ranks' outputs in rank
+    order: MPICH forwards the ranks' pipes in chunks that may split a line of one rank with
+    another's."""
     run_env = dict(os.environ)
     run_env.setdefault('OMP_NUM_THREADS', '1')
     run_env.update(env or {})
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=run_env,
-                          timeout=timeout)
-    assert proc.returncode == 0, ' '.join(argv) + '\n' + proc.stdout[-4000:]
-    return proc.stdout
+    with tempfile.TemporaryDirectory() as outdir:
+        if mpiexec_n:
+            pattern = os.path.join(outdir, 'rank.%r')
+            argv = ['mpiexec', '-outfile-pattern', pattern, '-errfile-pattern', pattern, '-n', str(mpiexec_n)] + argv
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=run_env,
+                              timeout=timeout)
+        output = proc.stdout
+        if mpiexec_n:
+            for rank in range(mpiexec_n):
+                path = os.path.join(outdir, 'rank.%d' % rank)
+                if os.path.exists(path):
+                    output += open(path).read()
+    assert proc.returncode == 0, ' '.join(argv) + '\n' + output[-4000:]
+    return output
 
 
 def run_ported(name, tmp_path, *args, mpiexec_n=None, timeout=600):
@@ -75,9 +92,7 @@ def run_ported(name, tmp_path, *args, mpiexec_n=None, timeout=600):
     script = tmp_path / ('rensa_' + name)
     script.write_text(port(source))
     argv = [sys.executable, str(script)] + [str(a) for a in args]
-    if mpiexec_n:
-        argv = ['mpiexec', '-n', str(mpiexec_n)] + argv
-    return _run(argv, timeout)
+    return _run(argv, timeout, mpiexec_n=mpiexec_n)
 
 
 def run_on_chainer(name, *args, mpiexec_n=None, timeout=600):
@@ -87,10 +102,9 @@ def run_on_chainer(name, *args, mpiexec_n=None, timeout=600):
         pytest.skip('real Chainer not installed (RENSA_CHAINER_PYTHON or .venv-chainermn: '
                     'scripts/install-chainermn-bench.sh)')
     argv = [python, os.path.join(SCRIPTS, name)] + [str(a) for a in args]
-    if mpiexec_n:
-        argv = ['mpiexec', '-n', str(mpiexec_n)] + argv
     # Chainer 7.8.1 warns about the numpy and Python it was not tested with; not ours to show.
-    return _run(argv, timeout, env={'PYTHONWARNINGS': 'ignore', 'CHAINER_WARN_VERSION_MISMATCH': '0'})
+    return _run(argv, timeout, env={'PYTHONWARNINGS': 'ignore', 'CHAINER_WARN_VERSION_MISMATCH': '0'},
+                mpiexec_n=mpiexec_n)
 
 
 def first_losses(output):

@@ -174,3 +174,24 @@ def test_pickle_of_python_gradient_method(rng):
     _steps(opt, model, x, 1)
     _steps(clone, clone.target, x, 1)
     numpy.testing.assert_allclose(clone.target.W.array, model.W.array, rtol=1e-6)
+
+
+def test_loss_scale_helpers(rng):
+    model, x = _problem(rng)
+    opt = optimizers.SGD(lr=0.1)
+    opt.setup(model)
+    opt.set_loss_scale(8.0)
+    assert opt.loss_scale == 8.0
+    opt.check_nan_in_grads()  # static scaling: nothing checked
+    assert opt.is_safe_to_update()
+    opt.loss_scaling()
+    model.cleargrads()
+    F.sum(model(x)).backward()
+    opt.check_nan_in_grads()
+    assert opt.is_safe_to_update()
+    model.W.grad[0, 0] = numpy.inf
+    with pytest.warns(UserWarning, match='Non finite'):
+        opt.check_nan_in_grads()
+    assert not opt.is_safe_to_update()
+    with pytest.warns(DeprecationWarning):
+        opt.use_cleargrads()

@@ -13,6 +13,7 @@
 #include "links/chain.h"
 #include "links/initializers.h"
 #include "links/parameter.h"
+#include "python/src/convert/device_object.h"
 #include "python/src/links/links.h"
 
 namespace rensa::python::links_detail {
@@ -245,7 +246,7 @@ void bind_link(py::module_& m) {
 #endif
             },
             py::arg("device") = py::none())
-        .def_property_readonly("device", &L::Link::device)
+        .def_property_readonly("device", [](const L::Link& self) { return device_object(self.device()); })
         .def_property_readonly("xp", &link_xp)
         .def(
             "copy", [](const L::Link& self, const std::string& mode) { return self.copy(to_copy_mode(mode)); },

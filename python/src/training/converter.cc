@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/scalar.h"
+#include "python/src/convert/device_object.h"
 #include "python/src/training/data_detail.h"
 
 namespace rensa::python {
@@ -218,8 +219,10 @@ training::Converter converter_from_python(py::handle obj) {
     data_detail::SharedObject fn{py::reinterpret_borrow<py::object>(obj)};
     return [fn](const std::vector<training::Example>& batch, std::optional<Device> device) {
         py::gil_scoped_acquire gil;
-        py::object dev = device ? py::cast(*device) : py::none();
-        return arrays_from_python(fn.get()(batch_to_python(batch), dev));
+        // As Chainer's updaters call it: a device object, or -1 / the GPU id for old-style ones.
+        py::object dev = device ? device_object(*device) : py::none();
+        py::object call = py::module_::import("rensa.dataset.convert").attr("_call_converter");
+        return arrays_from_python(call(fn.get(), batch_to_python(batch), dev));
     };
 }
 

@@ -48,6 +48,7 @@ class StandardUpdater(_updaters.StandardUpdater):
     # Plain attributes in Chainer: these shadow the C++ base's read-only properties.
     converter = None
     loss_func = None
+    _tuple_batches = False  # See Note [C++ update step]
 
     @property
     def _iterators(self):
@@ -66,6 +67,14 @@ class StandardUpdater(_updaters.StandardUpdater):
         return self._input_device
 
     def update_core(self):
+        # Note [C++ update step]: the step Chainer's update_core defines is also the C++
+        # base's for tuple batches through concat_examples into the target: after the first
+        # batch showed tuples, such steps run there, with no Python object per step but this
+        # call (Trainer.run of a Chainer MNIST script stays in C++). Dict batches go to the
+        # target as keywords, which only the Python step does.
+        if (self._tuple_batches and self.converter is convert.concat_examples and self.loss_func is None
+                and self._input_device is None and type(self).update_core is StandardUpdater.update_core):
+            return _updaters.StandardUpdater.update_core(self)
         iterator = self.get_iterator('main')
         if self.converter is convert.concat_examples:
             # The same batch without a Python object per example (C++ next + concat_examples).
@@ -74,6 +83,7 @@ class StandardUpdater(_updaters.StandardUpdater):
             batch = iterator.next()
             in_arrays = convert._call_converter(self.converter, batch, self.input_device)
 
+        self._tuple_batches = isinstance(in_arrays, tuple)
         optimizer = self.get_optimizer('main')
         loss_func = self.loss_func or optimizer.target
         if isinstance(in_arrays, tuple):
