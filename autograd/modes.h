@@ -4,6 +4,8 @@
 // `debug`). Every switch is an RAII scope that restores the previous value, also
 // when an exception leaves the scope.
 
+#include "core/dtype.h"
+
 namespace rensa {
 
 // Chainer's `chainer.config`: one per thread, initialised from global_config() the
@@ -12,6 +14,11 @@ struct Config {
     bool enable_backprop = true;  // functions record the graph (see NoBackpropMode)
     bool train = true;            // training mode: dropout drops, batch normalization updates statistics
     bool debug = false;           // NaN/Inf checks on forward outputs and backward grads
+    // chainer.config.dtype: the dtype of a parameter that neither its initializer nor its link
+    // names, taken when it is initialised (links::Parameter). mixed16 (Chainer's 'mixed16'):
+    // dtype is float16, and batch normalization keeps its parameters and statistics in float32.
+    Dtype dtype = Dtype::kFloat32;
+    bool mixed16 = false;
 };
 
 // The calling thread's configuration.

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "autograd/modes.h"
 #include "core/error.h"
 #include "links/initializers.h"
 
@@ -10,7 +11,7 @@ namespace rensa::links {
 // The metadata every handle of one parameter shares (the array and grad live in the Variable).
 struct Parameter::State {
     initializers::InitializerPtr initializer;
-    Dtype dtype = Dtype::kFloat32;
+    std::optional<Dtype> dtype;  // none: config().dtype when initialised
     Device device = default_device();
     std::shared_ptr<ParameterUpdateRule> update_rule;
     bool update_enabled = true;
@@ -27,11 +28,11 @@ Parameter::Parameter(Array array, std::string name)
     state_->device = array.device();
 }
 
-Parameter::Parameter(initializers::InitializerPtr initializer, std::optional<Shape> shape, Dtype dtype,
+Parameter::Parameter(initializers::InitializerPtr initializer, std::optional<Shape> shape, std::optional<Dtype> dtype,
                      std::string name)
     : Variable(Variable::without_array(true, std::move(name))), state_{std::make_shared<State>()} {
     state_->initializer = initializer ? std::move(initializer) : std::make_shared<initializers::NaN>();
-    state_->dtype = state_->initializer->dtype().value_or(dtype);
+    state_->dtype = state_->initializer->dtype() ? state_->initializer->dtype() : dtype;
     if (shape) {
         initialize(*shape);
     }
@@ -50,14 +51,15 @@ void Parameter::initialize(const Shape& shape) const {
                     "' is already initialised with shape ", array().shape(), ", cannot initialise it with ", shape);
         return;
     }
-    const State& s = state();
-    set_array(s.initializer->generate(shape, s.dtype, s.device));
+    State& s = state();
+    s.dtype = s.dtype.value_or(config().dtype);  // fixed from now on
+    set_array(s.initializer->generate(shape, *s.dtype, s.device));
     cleargrad();
 }
 
 const initializers::InitializerPtr& Parameter::initializer() const { return state().initializer; }
 
-Dtype Parameter::dtype() const { return is_initialized() ? array().dtype() : state().dtype; }
+Dtype Parameter::dtype() const { return is_initialized() ? array().dtype() : state().dtype.value_or(config().dtype); }
 
 Device Parameter::device() const { return is_initialized() ? array().device() : state().device; }
 

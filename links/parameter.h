@@ -40,9 +40,10 @@ public:
     explicit Parameter(Array array, std::string name = {});
     // With an initializer (null: initializers::NaN, Chainer's default): initialised now when
     // `shape` is given, else on the first initialize(shape). `dtype` is used when the
-    // initializer names none.
+    // initializer names none; without either, config().dtype when the array is made (Chainer's
+    // config.dtype).
     explicit Parameter(initializers::InitializerPtr initializer, std::optional<Shape> shape = std::nullopt,
-                       Dtype dtype = Dtype::kFloat32, std::string name = {});
+                       std::optional<Dtype> dtype = std::nullopt, std::string name = {});
 
     bool is_initialized() const;
     // Creates the array of `shape` with the initializer, on the parameter's device (the
@@ -51,7 +52,8 @@ public:
     void initialize(const Shape& shape) const;
 
     const initializers::InitializerPtr& initializer() const;
-    // The dtype the array has, or will have once initialised.
+    // The dtype the array has, or will have once initialised (config().dtype now when the
+    // parameter names none).
     Dtype dtype() const;
     // The device the array is on, or will be created on.
     Device device() const;

@@ -38,12 +38,12 @@ BatchNormalization::BatchNormalization(std::optional<Shape> size, const BatchNor
     : decay{options.decay},
       eps{options.eps},
       axis{options.axis},
-      param_dtype_{high_precision(options.dtype)},
+      param_dtype_{high_precision(options.dtype.value_or(config().dtype))},
       initial_avg_mean_{initializers::or_default(options.initial_avg_mean, initializers::constant(0))},
       initial_avg_var_{initializers::or_default(options.initial_avg_var, initializers::constant(1))} {
     RENSA_CHECK(size || axis, ValueError, "BatchNormalization: size or axis is required");
-    RENSA_CHECK(is_float(options.dtype), DtypeError, "BatchNormalization: dtype must be floating point, got ",
-                options.dtype);
+    RENSA_CHECK(is_float(param_dtype_), DtypeError, "BatchNormalization: dtype must be floating point, got ",
+                options.dtype.value_or(config().dtype));
     register_persistent("N", &BatchNormalization::N);
     if (options.use_gamma) {
         register_param("gamma", &BatchNormalization::gamma,

@@ -24,8 +24,9 @@ namespace rensa::links {
 struct BatchNormalizationOptions {
     double decay = 0.9;
     double eps = 2e-5;
-    // dtype of the input; parameters and statistics use float32 for float16/bfloat16.
-    Dtype dtype = Dtype::kFloat32;
+    // dtype of the input; parameters and statistics use float32 for float16/bfloat16. None:
+    // config().dtype (float16 under mixed16), as Chainer's dtype=None.
+    std::optional<Dtype> dtype{};
     bool use_gamma = true, use_beta = true;
     initializers::InitializerPtr initial_gamma{};  // null: 1
     initializers::InitializerPtr initial_beta{};   // null: 0

@@ -1,7 +1,7 @@
 """config, global_config, using_config (chainer.configuration).
 
-``train``, ``enable_backprop`` and ``debug`` live in rensa's native thread-local
-Config (C++ functions read them); every other entry (``dtype``, ``type_check``,
+``train``, ``enable_backprop``, ``debug`` and ``dtype`` live in rensa's native thread-local
+Config (C++ functions and links read them); every other entry (``type_check``,
 ``use_cudnn``, ...) is kept here in Python, as Chainer keeps all of them.
 """
 import contextlib
@@ -15,7 +15,23 @@ from rensa import _core
 
 __all__ = ['config', 'global_config', 'using_config', 'GlobalConfig', 'LocalConfig', 'get_dtype', 'mixed16']
 
-_NATIVE = frozenset(_core._config_names)
+_NATIVE = frozenset(_core._config_names) | {'dtype'}
+
+
+def _native_get(key, is_global):
+    if key == 'dtype':
+        name, is_mixed16 = _core._config_get_dtype(is_global)
+        return mixed16 if is_mixed16 else numpy.dtype(name)
+    return _core._config_get(key, is_global)
+
+
+def _native_set(key, value, is_global):
+    if key == 'dtype':
+        is_mixed16 = value is mixed16 or (isinstance(value, str) and value == 'mixed16')
+        name = 'float16' if is_mixed16 else numpy.dtype(value).name
+        _core._config_set_dtype(name, is_mixed16, is_global)
+    else:
+        _core._config_set(key, bool(value), is_global)
 
 
 def _show(entries, file):
@@ -32,12 +48,12 @@ class GlobalConfig(object):
 
     def __getattr__(self, key):
         if key in _NATIVE:
-            return _core._config_get(key, True)
+            return _native_get(key, True)
         raise AttributeError('config has no entry "{}"'.format(key))
 
     def __setattr__(self, key, value):
         if key in _NATIVE:
-            _core._config_set(key, bool(value), True)
+            _native_set(key, value, True)
         else:
             object.__setattr__(self, key, value)
 
@@ -65,7 +81,7 @@ class LocalConfig(object):
 
     def __getattr__(self, key):
         if key in _NATIVE:
-            return _core._config_get(key, False)
+            return _native_get(key, False)
         local = self._local.__dict__
         if key in local:
             return local[key]
@@ -73,7 +89,7 @@ class LocalConfig(object):
 
     def __setattr__(self, key, value):
         if key in _NATIVE:
-            _core._config_set(key, bool(value), False)
+            _native_set(key, value, False)
         else:
             setattr(self._local, key, value)
 
@@ -100,7 +116,6 @@ config = LocalConfig(global_config)
 global_config.autotune = False
 global_config.cudnn_deterministic = False
 global_config.cudnn_fast_batch_normalization = False
-global_config.dtype = numpy.dtype(numpy.float32)  # CHAINER_DTYPE may change it: see below
 global_config.in_recomputing = False
 global_config.keep_graph_on_report = False
 global_config.lazy_grad_sum = False
@@ -138,6 +153,8 @@ def _dtype_from_environment():
 
 
 global_config.dtype = _dtype_from_environment()
+# This thread's native config may predate the line above (it copies the global one once).
+_native_set('dtype', global_config.dtype, False)
 
 
 def get_dtype(dtype=None, map_mixed16=None):
@@ -158,12 +175,12 @@ _MISSING = object()
 def using_config(name, value, config=config):
     """Sets ``config.<name>`` to ``value`` inside the ``with`` block (chainer.using_config)."""
     if name in _NATIVE:
-        old = _core._config_get(name, False)
-        _core._config_set(name, bool(value), False)
+        old = _native_get(name, False)
+        _native_set(name, value, False)
         try:
             yield
         finally:
-            _core._config_set(name, old, False)
+            _native_set(name, old, False)
         return
     old = config._local.__dict__.get(name, _MISSING)
     setattr(config, name, value)

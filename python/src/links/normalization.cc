@@ -21,7 +21,7 @@ void bind_normalization_links(py::module_& m) {
                  L::BatchNormalizationOptions o;
                  o.decay = decay;
                  o.eps = eps;
-                 o.dtype = to_dtype(dtype);
+                 if (!dtype.is_none()) o.dtype = to_dtype(dtype);  // None: config.dtype
                  o.use_gamma = use_gamma;
                  o.use_beta = use_beta;
                  o.initial_gamma = to_initializer(initial_gamma);
@@ -31,11 +31,10 @@ void bind_normalization_links(py::module_& m) {
                  o.initial_avg_var = to_initializer(initial_avg_var);
                  return std::make_shared<L::BatchNormalization>(to_optional_shape(size, "BatchNormalization"), o);
              }),
-             py::arg("size") = py::none(), py::arg("decay") = 0.9, py::arg("eps") = 2e-5,
-             py::arg("dtype") = py::module_::import("numpy").attr("float32"), py::arg("use_gamma") = true,
-             py::arg("use_beta") = true, py::arg("initial_gamma") = py::none(), py::arg("initial_beta") = py::none(),
-             py::arg("axis") = py::none(), py::arg("initial_avg_mean") = py::none(),
-             py::arg("initial_avg_var") = py::none())
+             py::arg("size") = py::none(), py::arg("decay") = 0.9, py::arg("eps") = 2e-5, py::arg("dtype") = py::none(),
+             py::arg("use_gamma") = true, py::arg("use_beta") = true, py::arg("initial_gamma") = py::none(),
+             py::arg("initial_beta") = py::none(), py::arg("axis") = py::none(),
+             py::arg("initial_avg_mean") = py::none(), py::arg("initial_avg_var") = py::none())
         .def(
             "__call__", [](L::BatchNormalization& self, const Variable& x) { return self.forward(x); }, py::arg("x"))
         .def(
