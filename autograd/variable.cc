@@ -152,6 +152,8 @@ void Variable::set_grad_var(const Variable& grad) const {
 
 void Variable::cleargrad() const { data().grad = Variable{}; }
 
+void Variable::retain_data() const { node()->retained_data_ = array(); }
+
 void Variable::zerograd() const { data().grad = Variable(ops::zeros_like(array()), false); }
 
 std::optional<double> Variable::loss_scale() const { return data().loss_scale; }

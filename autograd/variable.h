@@ -71,7 +71,10 @@ public:
     void set_grad(const Array& grad) const;
     void set_grad_var(const Variable& grad) const;
     void cleargrad() const;  // grad = None
-    void zerograd() const;   // grad = zeros of the array's shape and dtype
+    // Chainer's retain_data: the node keeps the array, so node().retained_data() (Python's
+    // node.data) still has it after this variable is gone.
+    void retain_data() const;
+    void zerograd() const;  // grad = zeros of the array's shape and dtype
     // The loss scale of the last backward that set this variable's grad.
     std::optional<double> loss_scale() const;
 

@@ -132,7 +132,12 @@ void bind_variable_node(py::module_& m) {
         .def_property_readonly("rank", &VariableNode::rank)
         .def_property_readonly("creator", &VariableNode::creator)
         .def_property_readonly("requires_grad", &VariableNode::requires_grad)
-        .def_property_readonly("data", [](const VariableNode& n) { return to_numpy(n.retained_data()); })
+        // The array a function or retain_data() kept; None otherwise (Chainer's node.data).
+        .def_property_readonly("data",
+                               [](const VariableNode& n) -> py::object {
+                                   if (!n.retained_data().defined()) return py::none();
+                                   return to_numpy(n.retained_data());
+                               })
         .def("get_variable", [](VariableNode& n) { return n.get_variable(); })
         .def("get_variable_or_none", [](const VariableNode& n) -> py::object {
             Variable v = n.get_variable_or_none();

@@ -114,6 +114,7 @@ void bind_variable(py::module_& m) {
         .def_property_readonly("creator", &Variable::creator)
         .def_property_readonly("creator_node", &Variable::creator, "The FunctionNode that made it (None for a leaf).")
         .def_property_readonly("node", &Variable::node, "Its VariableNode in the graph.")
+        .def("retain_data", &Variable::retain_data, "Lets the node keep the array (Chainer's retain_data).")
         .def_property_readonly("rank", &Variable::rank)
         .def("__len__", &length)
         .def("item", &item)
