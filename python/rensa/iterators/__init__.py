@@ -9,12 +9,30 @@ import abc
 
 from rensa import _core
 from rensa._core.iterators import MultithreadIterator  # noqa: F401
-from rensa._core.iterators import SerialIterator  # noqa: F401
 from rensa._core.iterators import ShuffleOrderSampler  # noqa: F401
 from rensa.iterators.multiprocess_iterator import MultiprocessIterator  # noqa: F401
+from rensa.iterators import _python_serial
 
 __all__ = ['MultiprocessIterator', 'MultithreadIterator', 'OrderSampler',
            'SerialIterator', 'ShuffleOrderSampler']
+
+
+# chainer.iterators.SerialIterator(dataset, batch_size, repeat=True, shuffle=None,
+# order_sampler=None) is C++ over C++ datasets and over Python datasets of arrays and numbers;
+# over a Python dataset of other objects (strings, nested lists, ...) it gives a Python iterator
+# with the same batches that hands the examples back unchanged (Note [Python examples] in
+# rensa/iterators/_python_serial.py).
+SerialIterator = _core.iterators.SerialIterator
+_cpp_new = SerialIterator.__new__
+
+
+def _serial_iterator_new(cls, dataset=None, *args, **kwargs):
+    if cls is SerialIterator and dataset is not None and _python_serial.holds_python_objects(dataset):
+        return _python_serial.PythonSerialIterator(dataset, *args, **kwargs)
+    return _cpp_new(cls)
+
+
+SerialIterator.__new__ = _serial_iterator_new
 
 
 class OrderSampler(metaclass=abc.ABCMeta):

@@ -15,13 +15,13 @@ def epoch_size(state, dataset_len):
     return dataset_len if state.order is None else len(state.order)
 
 
-def advance(state, batch_size, repeat, order_sampler, dataset_len):
+def advance(state, batch_size, repeat, order_sampler, dataset_len, name='MultiprocessIterator'):
     """(next state, indices of the batch or None at the end without repeat)."""
     if not repeat and state.epoch > 0:
         return state, None
     n = epoch_size(state, dataset_len)
     if repeat and n == 0:
-        raise ValueError('MultiprocessIterator: the epoch size must be positive for an iterator that repeats')
+        raise ValueError(name + ': the epoch size must be positive for an iterator that repeats')
     order, epoch = state.order, state.epoch
     indices = []
     i, i_end = state.current_position, state.current_position + batch_size
@@ -31,7 +31,7 @@ def advance(state, batch_size, repeat, order_sampler, dataset_len):
         if order is not None:
             next_order = numpy.asarray(order_sampler(order, i), dtype=numpy.int64)
             if len(next_order) != len(order):
-                raise ValueError('MultiprocessIterator: the order sampler returned an order of size %d; the '
+                raise ValueError(name + ': the order sampler returned an order of size %d; the '
                                  'previous order has size %d' % (len(next_order), len(order)))
             order = next_order
         epoch += 1

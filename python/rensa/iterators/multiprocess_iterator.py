@@ -48,22 +48,23 @@ class MultiprocessIterator(Iterator):
 
     _finalized = False
     _pool = None
+    _name = 'MultiprocessIterator'  # in error messages
 
     def __init__(self, dataset, batch_size, repeat=True, shuffle=None, n_processes=None, n_prefetch=1,
                  shared_mem=None, order_sampler=None, dataset_timeout=30.0, maxtasksperchild=None):
         from rensa.iterators import ShuffleOrderSampler
         if batch_size < 1:
-            raise ValueError('MultiprocessIterator: Expect: batch_size >= 1, Actual: %r' % (batch_size,))
+            raise ValueError(self._name + ': Expect: batch_size >= 1, Actual: %r' % (batch_size,))
         if repeat and len(dataset) == 0:
-            raise ValueError('MultiprocessIterator: the dataset is empty; an iterator that repeats needs at least '
+            raise ValueError(self._name + ': the dataset is empty; an iterator that repeats needs at least '
                              'one example')
         if shuffle is not None and order_sampler is not None:
-            raise ValueError('MultiprocessIterator: shuffle is not None and a custom order_sampler is set; give '
+            raise ValueError(self._name + ': shuffle is not None and a custom order_sampler is set; give '
                              'only one of them')
         if n_processes is not None and n_processes < 1:
-            raise ValueError('MultiprocessIterator: Expect: n_processes >= 1, Actual: %r' % (n_processes,))
+            raise ValueError(self._name + ': Expect: n_processes >= 1, Actual: %r' % (n_processes,))
         if shared_mem is not None and shared_mem < 0:
-            raise ValueError('MultiprocessIterator: Expect: shared_mem >= 0, Actual: %r' % (shared_mem,))
+            raise ValueError(self._name + ': Expect: shared_mem >= 0, Actual: %r' % (shared_mem,))
         if order_sampler is None and (shuffle is None or shuffle):
             order_sampler = ShuffleOrderSampler()  # as SerialIterator: a seed from the global generator
         self.dataset = dataset
@@ -107,7 +108,7 @@ class MultiprocessIterator(Iterator):
     # --- iteration ---
     def __next__(self):
         if self._finalized:
-            raise RuntimeError('MultiprocessIterator: the iterator is finalized')
+            raise RuntimeError(self._name + ': the iterator is finalized')
         if self._pool is None:
             measured = self._start()
             if measured is not None:
@@ -133,7 +134,7 @@ class MultiprocessIterator(Iterator):
 
     def _step(self):
         state, indices = _statemachine.advance(self._ahead, self.batch_size, self.repeat, self.order_sampler,
-                                               len(self.dataset))
+                                               len(self.dataset), self._name)
         sampler_state = self._ahead_sampler_state
         if state.is_new_epoch and state.order is not None and indices is not None:
             sampler_state = self._sampler_snapshot()  # the sampler drew a new order
@@ -207,7 +208,7 @@ class MultiprocessIterator(Iterator):
     def reset(self):
         """Epoch 0, position 0; with a sampler, a new order drawn from it."""
         if self._finalized:
-            raise RuntimeError('MultiprocessIterator: the iterator is finalized')
+            raise RuntimeError(self._name + ': the iterator is finalized')
         order = None
         if self.order_sampler is not None:
             order = numpy.asarray(self.order_sampler(numpy.arange(len(self.dataset)), 0), dtype=numpy.int64)
@@ -252,7 +253,7 @@ class MultiprocessIterator(Iterator):
         state = _statemachine.IteratorState(position, epoch, is_new_epoch, order)
         n = _statemachine.epoch_size(state, len(self.dataset))
         if epoch < 0 or not 0 <= position <= n:
-            raise ValueError('MultiprocessIterator: loaded epoch %d, current_position %d; expected epoch >= 0 and '
+            raise ValueError(self._name + ': loaded epoch %d, current_position %d; expected epoch >= 0 and '
                              'a position in [0, %d] (the epoch size)' % (epoch, position, n))
         if hasattr(self.order_sampler, 'serialize'):
             self.order_sampler.serialize(serializer['order_sampler'])
@@ -267,7 +268,7 @@ class MultiprocessIterator(Iterator):
             return current
         loaded = numpy.asarray(loaded).astype(numpy.int64)
         if loaded.shape != current.shape or not numpy.array_equal(numpy.sort(loaded), numpy.arange(len(current))):
-            raise ValueError('MultiprocessIterator: the loaded order (shape %s) is not a permutation of the %d '
+            raise ValueError(self._name + ': the loaded order (shape %s) is not a permutation of the %d '
                              'examples' % (loaded.shape, len(current)))
         return loaded
 
