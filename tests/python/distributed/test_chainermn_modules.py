@@ -189,6 +189,42 @@ def test_create_multi_node_n_step_rnn(comm):
         numpy.testing.assert_allclose(rnn.l.W.grad, numpy.full((2, 2), 3.0))
 
 
+def test_create_multi_node_n_step_rnn_with_nstep_lstm(comm):
+    # Rank 0's NStepLSTM hands its final cells to rank 1's, which starts from them: rank 1
+    # gets what one process running both stacks one after the other gets.
+    if comm.size < 2:
+        pytest.skip('needs two ranks')
+    if comm.rank > 1:
+        return
+    rs = numpy.random.RandomState(3)
+
+    def make():
+        rnn = L.NStepLSTM(1, 3, 4, 0.0)
+        for _, param in sorted(rnn.namedparams()):
+            param.array[...] = rs.uniform(-0.5, 0.5, param.shape)
+        return rnn
+
+    first, second = make(), make()
+    xs = [rs.standard_normal((n, 3)).astype(numpy.float32) for n in (3, 2)]
+    link = chainermn.links.create_multi_node_n_step_rnn(first if comm.rank == 0 else second, comm,
+                                                        rank_in=None if comm.rank == 0 else 0,
+                                                        rank_out=1 if comm.rank == 0 else None)
+    hy, cy, ys, delegate = link(xs)
+    if comm.rank == 0:
+        delegate.grad = numpy.zeros_like(delegate.array)
+        delegate.backward()
+        assert first.ws[0][0].grad is not None and numpy.abs(first.ws[0][0].grad).sum() > 0
+    else:
+        assert delegate is None
+        h0, c0, _ = first(None, None, xs)
+        ref_hy, ref_cy, ref_ys = second(h0, c0, xs)
+        numpy.testing.assert_allclose(hy.array, ref_hy.array, rtol=1e-5, atol=1e-6)
+        numpy.testing.assert_allclose(cy.array, ref_cy.array, rtol=1e-5, atol=1e-6)
+        for y, ref in zip(ys, ref_ys):
+            numpy.testing.assert_allclose(y.array, ref.array, rtol=1e-5, atol=1e-6)
+        F.sum(F.concat(list(ys), axis=0)).backward()
+
+
 def test_multi_node_iterator_in_a_trainer(comm):
     # The other ranks' epochs come from the master, so an epoch stop trigger ends every rank
     # after the same iteration.
