@@ -90,3 +90,11 @@ def test_trainer_over_python_examples_with_a_converter(tmp_path):
     trainer.run()
     assert updater.iteration == 6 and it.epoch == 3
     assert not numpy.array_equal(original, model.out.W.array)
+
+
+def test_text_dataset_through_serial_iterator(tmp_path):
+    path = tmp_path / 'lines.txt'
+    path.write_text('the cat\nsat on\na mat\n')
+    data = rensa.datasets.TextDataset(str(path))
+    it = iterators.SerialIterator(data, 2, shuffle=False)
+    assert it.next() == ['the cat\n', 'sat on\n']

@@ -11,20 +11,26 @@ from rensa.iterators import multiprocess_iterator
 # Note [Python examples]: the C++ iterators hold each example as arrays (tuples and dicts of
 # arrays and numbers), so an example with strings, nested lists, None or other objects cannot
 # pass through them, and lists come back as arrays. Chainer's SerialIterator hands examples
-# back unchanged. ``rensa.iterators.SerialIterator`` over such a list (or tuple) of examples
-# is this Python iterator instead: MultiprocessIterator's state machine and serialization, with the examples
+# back unchanged. ``rensa.iterators.SerialIterator`` over a Python dataset of such examples
+# (its first example tells) is this Python iterator instead: MultiprocessIterator's state machine and serialization, with the examples
 # read in this process, so its batches, orders and snapshots are SerialIterator's. The
 # updaters' Python step then passes the batch to the converter as it is.
 _ARRAY_LIKE = (numpy.ndarray, numpy.generic, bool, int, float, _core.ndarray)
 
 
 def holds_python_objects(dataset):
-    """True for a list or tuple dataset whose first example the C++ iterators would not give
-    back as it is (an element other than an array or a number). Other datasets (DatasetMixin,
-    C++ datasets) are not read here: reading an example may cost or do something."""
-    if not isinstance(dataset, (list, tuple)) or len(dataset) == 0:
+    """True for a Python dataset (a list, a DatasetMixin such as TextDataset, ...) whose first
+    example the C++ iterators would not give back as it is (an element other than an array or
+    a number). C++ datasets are not read; a Python one is read once, here, for that example
+    (an error there is left to the first batch)."""
+    if isinstance(dataset, _core.dataset.Dataset):
         return False
-    example = dataset[0]
+    try:
+        if len(dataset) == 0:
+            return False
+        example = dataset[0]
+    except Exception:  # noqa: BLE001 (the iterator's first batch raises it where Chainer does)
+        return False
     if isinstance(example, dict):
         values = example.values()
     elif isinstance(example, tuple):
