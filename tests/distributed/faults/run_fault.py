@@ -57,9 +57,25 @@ def status_ok(expected, status):
     return status == int(expected)
 
 
+# Note [MPICH finalize race]: when the program initialises MPI itself at
+# MPI_THREAD_MULTIPLE and calls MPI_Finalize (mode "external"), MPICH 4.0.2's MPI_Finalize
+# now and then aborts on a mutex it destroys while it is still held: "Error in system call
+# pthread_mutex_destroy: Device or resource busy ... src/mpi/init/mutex.c". rensa's watchdog
+# thread is joined by then (MPI_COMM_SELF's delete callback, distributed/detail/mpi_runtime.cc);
+# the previous build showed it too (1 run in 30; 6 in 40 under a loaded ctest), and the cause
+# is not found yet. That one failure, in that mode, is run again once and reported; any
+# other failure, or the same one twice, fails the case.
+MPICH_FINALIZE_RACE = "src/mpi/init/mutex.c"
+
+
 def main():
     args = parse_args()
     status, elapsed, output = run_job(args)
+    if args.mode == "external" and status != 0 and MPICH_FINALIZE_RACE in output:
+        print(f"$ mpiexec -n {args.np} {os.path.basename(args.prog)} {args.mode}: status {status}, MPICH's "
+              f"finalize race (Note [MPICH finalize race]); run again:")
+        print(output)
+        status, elapsed, output = run_job(args)
     print(f"$ mpiexec -n {args.np} {os.path.basename(args.prog)} {args.mode}: status {status}, {elapsed:.1f} s")
     print(output)
     failures = []
