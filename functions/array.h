@@ -80,6 +80,26 @@ using ItemIndex = std::variant<int64_t, Slice, NewAxis, Ellipsis, Array>;
 [[nodiscard]] Variable where(const Array& condition, const Variable& x, const Variable& y);
 // Reverses the order of the elements along `axis` (a view).
 [[nodiscard]] Variable flip(const Variable& x, int axis);
+// --- Issue 23: views, scatter and patches.
+// numpy's x.diagonal(offset, axis1, axis2), a view: the other axes in order, then the
+// diagonal. DimensionError for x.ndim < 2 or a bad axis, ValueError for axis1 == axis2.
+[[nodiscard]] Variable diagonal(const Variable& x, int64_t offset = 0, int axis1 = 0, int axis2 = 1);
+// Chainer's as_strided: a view of x's memory with `shape`, `strides` and `storage_offset`
+// in elements (x's own offset without one); ValueError when it reads outside the memory.
+// The gradient sums gy over the view elements that read each position, divided among the
+// elements of x at that position (Chainer's AsStridedGrad).
+[[nodiscard]] Variable as_strided(const Variable& x, const Shape& shape, const std::vector<int64_t>& strides,
+                                  std::optional<int64_t> storage_offset = std::nullopt);
+// Chainer's scatter_add: a copy of a with b added at a[slices] (numpy.add.at: repeated
+// indices add up); slices as get_item's, b of exactly a[slices]'s shape and a's dtype
+// (ValueError / DtypeError). Gradients: gy to a, gy[slices] to b.
+[[nodiscard]] Variable scatter_add(const Variable& a, const std::vector<ItemIndex>& slices, const Variable& b);
+// Chainer's im2col: the (kh, kw) patches of x (N, C, H, W) at the given stride, zero padding
+// and dilation, as (N, C*kh*kw, out_h, out_w) ordered (c, i, j); out sizes as convolution's
+// (cover_all adds a last partial window). Floating point only.
+[[nodiscard]] Variable im2col(const Variable& x, std::pair<int64_t, int64_t> ksize,
+                              std::pair<int64_t, int64_t> stride = {1, 1}, std::pair<int64_t, int64_t> pad = {0, 0},
+                              bool cover_all = false, std::pair<int64_t, int64_t> dilate = {1, 1});
 
 // --- Sequences (lists of variable-length arrays of shape (L_i, ...)).
 // (len(xs), length or max L_i, ...) with xs[i] in [i, :L_i] and `padding` elsewhere;

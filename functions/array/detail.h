@@ -18,6 +18,9 @@ namespace rensa::functions::array_detail {
 [[nodiscard]] Variable scatter_along(const Variable& gy, const Array& indices, int axis, const Shape& shape);
 // x.index(index) (basic indexing: a view); its backward writes gy into zeros of x's shape.
 [[nodiscard]] Variable basic_index(const Variable& x, const std::vector<Index>& index);
+// zeros(shape) with gy written into its view .index(index): basic_index's backward (and
+// scatter_add's building block); its backward is basic_index.
+[[nodiscard]] Variable basic_index_grad(const Variable& gy, const std::vector<Index>& index, const Shape& shape);
 
 // A constant (not requiring grad) Variable of zeros.
 [[nodiscard]] Variable zeros(const Shape& shape, Dtype dtype, Device device);

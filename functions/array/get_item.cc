@@ -1,10 +1,12 @@
 // get_item: numpy indexing with integers, slices, NewAxis, Ellipsis and at most one integer
 // array. The basic terms make a view (BasicIndex); the array gathers along its axis
-// (TakeAlong). See Note [Advanced index placement].
+// (TakeAlong). See Note [Advanced index placement]. scatter_add is get_item's adjoint
+// added to a: the same plan run backwards.
 
 #include <algorithm>
 #include <sstream>
 
+#include "autograd/basic_math.h"
 #include "autograd/check.h"
 #include "core/error.h"
 #include "functions/array.h"
@@ -122,6 +124,34 @@ Variable move_to_front(const Variable& y, int axis, int k) {
     return transpose(y, axes);
 }
 
+// The inverse of move_to_front.
+Variable move_back(const Variable& y, int axis, int k) {
+    Axes axes;
+    for (int d = k; d < k + axis; ++d) axes.push_back(d);
+    for (int d = 0; d < k; ++d) axes.push_back(d);
+    for (int d = k + axis; d < y.ndim(); ++d) axes.push_back(d);
+    return transpose(y, axes);
+}
+
+// x[slices].shape for the plan's view shape.
+Shape indexed_shape(const Plan& plan, const Shape& view) {
+    if (!plan.indices) return view;
+    const Shape& index_shape = plan.indices->shape();
+    Shape shape;
+    const auto push_index_shape = [&] {
+        for (int d = 0; d < index_shape.size(); ++d) shape.push_back(index_shape[d]);
+    };
+    if (plan.to_front) push_index_shape();
+    for (int d = 0; d < view.size(); ++d) {
+        if (d != plan.axis) {
+            shape.push_back(view[d]);
+        } else if (!plan.to_front) {
+            push_index_shape();
+        }
+    }
+    return shape;
+}
+
 }  // namespace
 
 Variable get_item(const Variable& x, const std::vector<ItemIndex>& slices) {
@@ -131,6 +161,23 @@ Variable get_item(const Variable& x, const std::vector<ItemIndex>& slices) {
     if (!plan.indices) return y;
     y = array_detail::take_along(y, *plan.indices, plan.axis);
     return plan.to_front ? move_to_front(y, plan.axis, plan.indices->ndim()) : y;
+}
+
+Variable scatter_add(const Variable& a, const std::vector<ItemIndex>& slices, const Variable& b) {
+    expect_defined(a, "scatter_add", "a");
+    expect_same_dtype(a, b, "scatter_add", "a", "b");
+    const Plan plan = make_plan(a.shape(), slices, a.device());
+    const Shape view = a.array().index(plan.basic).shape();
+    const Shape expected = indexed_shape(plan, view);
+    RENSA_CHECK(b.shape() == expected, ValueError,
+                "scatter_add: Expect: b.shape == a[slices].shape (b is not broadcast, as in Chainer), Actual: b.shape ",
+                b.shape(), ", a[slices].shape ", expected);
+    Variable t = b;
+    if (plan.indices) {
+        if (plan.to_front) t = move_back(t, plan.axis, plan.indices->ndim());
+        t = array_detail::scatter_along(t, *plan.indices, plan.axis, view);
+    }
+    return a + array_detail::basic_index_grad(t, plan.basic, a.shape());
 }
 
 Variable get_item(const Variable& x, int64_t index) { return get_item(x, std::vector<ItemIndex>{index}); }

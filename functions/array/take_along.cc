@@ -84,7 +84,7 @@ private:
 };
 
 std::vector<Variable> BasicIndex::backward(const Indexes&, const std::vector<Variable>& gys) {
-    return {std::make_shared<BasicIndexGrad>(index_, input_shape(0))->apply({gys[0]})[0]};
+    return {basic_index_grad(gys[0], index_, input_shape(0))};
 }
 
 }  // namespace
@@ -99,6 +99,10 @@ Variable scatter_along(const Variable& gy, const Array& indices, int axis, const
 
 Variable basic_index(const Variable& x, const std::vector<Index>& index) {
     return std::make_shared<BasicIndex>(index)->apply({x})[0];
+}
+
+Variable basic_index_grad(const Variable& gy, const std::vector<Index>& index, const Shape& shape) {
+    return std::make_shared<BasicIndexGrad>(index, shape)->apply({gy})[0];
 }
 
 Variable zeros(const Shape& shape, Dtype dtype, Device device) {
