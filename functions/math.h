@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/basic_math.h"
@@ -51,6 +52,8 @@ using rensa::sum;
 [[nodiscard]] Variable logsumexp(const Variable& x, int axis);
 // Inclusive prefix sum along axis; without one, of the flattened x (result 1-D).
 [[nodiscard]] Variable cumsum(const Variable& x, std::optional<int> axis = std::nullopt);
+// Inclusive prefix product, likewise. Gradient exact also where x has zeros (Chainer's).
+[[nodiscard]] Variable cumprod(const Variable& x, std::optional<int> axis = std::nullopt);
 
 // --- Elementwise (same shape and dtype as x).
 [[nodiscard]] Variable expm1(const Variable& x);  // exp(x) - 1, accurate near 0
@@ -140,6 +143,61 @@ using rensa::sum;
 [[nodiscard]] Variable average(const Variable& x, const std::optional<Axes>& axis = std::nullopt,
                                const Variable& weights = {}, bool keepdims = false);
 [[nodiscard]] Variable average(const Variable& x, int axis, const Variable& weights = {}, bool keepdims = false);
+
+// --- Linear algebra (issue 23). Square float matrices (DtypeError / DimensionError
+// otherwise); float16 is computed in float32. See Note [Factorisations from array ops].
+// The determinant of an (n, n) matrix (0-d) / of each matrix of (B, n, n) ((B,)); exactly 0
+// for a singular one. Gradient gy * det * inv(a)^T (ValueError when a is singular there).
+[[nodiscard]] Variable det(const Variable& a);
+[[nodiscard]] Variable batch_det(const Variable& a);
+// The inverse of an (n, n) matrix / of each matrix of (B, n, n); ValueError "inv: Input has
+// singular matrices." when one is singular. Gradient -inv^T gy inv^T.
+[[nodiscard]] Variable inv(const Variable& a);
+[[nodiscard]] Variable batch_inv(const Variable& a);
+// The lower-triangular L with a = L L^T of a symmetric positive definite (n, n) a, read from
+// its lower triangle (numpy); ValueError when a is not positive definite.
+[[nodiscard]] Variable cholesky(const Variable& a);
+
+// Chainer's chainer.utils.CooMatrix: a sparse (m, n) matrix, or a batch of them, by its
+// nonzeros data[i] at (row[i], col[i]). data is (nnz,) or (B, ldnz); row and col integer
+// arrays of data's shape, entries with row or col < 0 are padding (to_coo's). The
+// constructor checks shapes and index ranges (ValueError) and derives Chainer's `order`
+// ('C', 'F' or 'other') when not given; it reads row and col back to the host for that.
+class CooMatrix {
+public:
+    CooMatrix(Variable data, Array row, Array col, std::pair<int64_t, int64_t> shape,
+              std::optional<std::string> order = std::nullopt);
+    const Variable& data() const { return data_; }
+    const Array& row() const { return row_; }
+    const Array& col() const { return col_; }
+    std::pair<int64_t, int64_t> shape() const { return shape_; }
+    const std::string& order() const { return order_; }
+    // The dense (m, n) / (B, m, n) array (repeated positions add up).
+    [[nodiscard]] Array to_dense() const;
+
+private:
+    Variable data_;
+    Array row_, col_;
+    std::pair<int64_t, int64_t> shape_;
+    std::string order_;
+};
+// Chainer's to_coo: the nonzeros of a 2-D x (or of each matrix of a 3-D x) in row-major
+// order, padded to ldnz entries (the largest count when smaller or unset) with row = col = -1
+// and data 0. data requires grad when requires_grad. ValueError for other ranks.
+[[nodiscard]] CooMatrix to_coo(const Array& x, std::optional<int64_t> ldnz = std::nullopt, bool requires_grad = false);
+// op(a) @ op(b) with one operand sparse (Chainer's F.sparse_matmul): a (m, k) / (B, m, k)
+// CooMatrix with a dense b (k, n) / (B, k, n), or a dense a with a sparse b; op transposes
+// when trans* is set. One float dtype; DimensionError for mismatched shapes. Differentiable
+// in the sparse data and the dense operand, to any order.
+[[nodiscard]] Variable sparse_matmul(const CooMatrix& a, const Variable& b, bool transa = false, bool transb = false);
+[[nodiscard]] Variable sparse_matmul(const Variable& a, const CooMatrix& b, bool transa = false, bool transb = false);
+
+// --- Chainer's fft / ifft (issue 23): the discrete Fourier transform (inverse: divided by
+// n) along the last axis of the complex signal real + i imag, returned as (real, imag).
+// real and imag share a float dtype and a shape with ndim > 0 (DtypeError /
+// DimensionError); an empty last axis is a ValueError. See Note [DFT by matrix products].
+[[nodiscard]] std::pair<Variable, Variable> fft(const std::pair<Variable, Variable>& x);
+[[nodiscard]] std::pair<Variable, Variable> ifft(const std::pair<Variable, Variable>& x);
 
 }  // namespace rensa::functions
 
