@@ -185,6 +185,9 @@ private:
 // order, padded to ldnz entries (the largest count when smaller or unset) with row = col = -1
 // and data 0. data requires grad when requires_grad. ValueError for other ranks.
 [[nodiscard]] CooMatrix to_coo(const Array& x, std::optional<int64_t> ldnz = std::nullopt, bool requires_grad = false);
+// Chainer's get_order(row, col): 'C' when the valid (row, col) pairs are sorted row-major,
+// 'F' when column-major, else 'other'. ValueError for a pair with one index < 0.
+[[nodiscard]] std::string get_order(const Array& row, const Array& col);
 // op(a) @ op(b) with one operand sparse (Chainer's F.sparse_matmul): a (m, k) / (B, m, k)
 // CooMatrix with a dense b (k, n) / (B, k, n), or a dense a with a sparse b; op transposes
 // when trans* is set. One float dtype; DimensionError for mismatched shapes. Differentiable

@@ -3,7 +3,11 @@
 // nonzeros' columns, scale them by the nonzeros and scatter-add them to the result rows, so
 // it runs on every device and both operands get gradients of every order.
 
-#include <sstream>
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "autograd/basic_math.h"
 #include "autograd/check.h"
@@ -32,17 +36,23 @@ bool is_c_order(const std::vector<int64_t>& row, const std::vector<int64_t>& col
     return true;
 }
 
-// Reads row and col back, checks every pair (both < 0 for padding, else in range) and
-// returns the order Chainer's get_order derives.
-std::string check_indices(const Array& row, const Array& col, std::pair<int64_t, int64_t> shape) {
+// Checks every (row, col) pair of the host copies (both < 0 for padding, else within
+// `shape` when given) and returns the order Chainer's get_order derives.
+std::string checked_order(const Array& row, const Array& col, std::optional<std::pair<int64_t, int64_t>> shape,
+                          const char* op) {
+    RENSA_CHECK(row.defined() && col.defined() && row.shape() == col.shape() && (row.ndim() == 1 || row.ndim() == 2),
+                ValueError, op, ": Expect: row and col of one shape with ndim 1 or 2, Actual: row ",
+                row.defined() ? row.shape() : Shape{}, ", col ", col.defined() ? col.shape() : Shape{});
+    RENSA_CHECK(is_integral(row.dtype()) && is_integral(col.dtype()), DtypeError, op,
+                ": Expect: integer row and col, Actual: ", dtype_name(row.dtype()), ", ", dtype_name(col.dtype()));
     const std::vector<int64_t> r = row.to_vector<int64_t>(), c = col.to_vector<int64_t>();
     for (size_t i = 0; i < r.size(); ++i) {
-        RENSA_CHECK((r[i] < 0) == (c[i] < 0), ValueError, "CooMatrix: invalid index combination of row and col (", r[i],
+        RENSA_CHECK((r[i] < 0) == (c[i] < 0), ValueError, op, ": invalid index combination of row and col (", r[i],
                     ", ", c[i], ") at entry ", i);
-        RENSA_CHECK(r[i] < shape.first && c[i] < shape.second, ValueError, "CooMatrix: index (", r[i], ", ", c[i],
-                    ") at entry ", i, " is out of bounds for shape (", shape.first, ", ", shape.second, ")");
+        RENSA_CHECK(!shape || (r[i] < shape->first && c[i] < shape->second), ValueError, op, ": index (", r[i], ", ",
+                    c[i], ") at entry ", i, " is out of bounds for shape (", shape->first, ", ", shape->second, ")");
     }
-    const int64_t ldnz = row.ndim() == 0 ? 0 : row.shape()[row.ndim() - 1];
+    const int64_t ldnz = row.shape()[row.ndim() - 1];
     const int64_t batches = row.ndim() == 2 ? row.shape()[0] : 1;
     if (is_c_order(r, c, batches, ldnz)) return "C";
     return is_c_order(c, r, batches, ldnz) ? "F" : "other";
@@ -93,14 +103,11 @@ CooMatrix::CooMatrix(Variable data, Array row, Array col, std::pair<int64_t, int
     RENSA_CHECK(row_.defined() && col_.defined() && row_.shape() == data_.shape() && col_.shape() == data_.shape(),
                 ValueError, "CooMatrix: Expect: row and col of data's shape ", data_.shape(), ", Actual: row ",
                 row_.defined() ? row_.shape() : Shape{}, ", col ", col_.defined() ? col_.shape() : Shape{});
-    RENSA_CHECK(is_integral(row_.dtype()) && is_integral(col_.dtype()), DtypeError,
-                "CooMatrix: Expect: integer row and col, Actual: ", dtype_name(row_.dtype()), ", ",
-                dtype_name(col_.dtype()));
     RENSA_CHECK(shape.first > 0 && shape.second > 0, ValueError,
                 "CooMatrix: numbers in shape must be greater than 0, Actual: (", shape.first, ", ", shape.second, ")");
     RENSA_CHECK(!order || *order == "C" || *order == "F" || *order == "other", ValueError,
                 "CooMatrix: order must be 'C', 'F', 'other' or None, Actual: '", order.value_or(""), "'");
-    const std::string derived = check_indices(row_, col_, shape_);
+    const std::string derived = checked_order(row_, col_, shape_, "CooMatrix");
     order_ = order.value_or(derived);
 }
 
@@ -148,6 +155,8 @@ CooMatrix to_coo(const Array& x, std::optional<int64_t> ldnz, bool requires_grad
     return CooMatrix(Variable(data, requires_grad), Array::from_vector(row, shape, device).astype(Dtype::kInt32),
                      Array::from_vector(col, shape, device).astype(Dtype::kInt32), {m, n});
 }
+
+std::string get_order(const Array& row, const Array& col) { return checked_order(row, col, std::nullopt, "get_order"); }
 
 Variable sparse_matmul(const CooMatrix& a, const Variable& b, bool transa, bool transb) {
     return coo_matmul(a, b, transa, transb);

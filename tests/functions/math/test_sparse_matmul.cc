@@ -126,6 +126,10 @@ TEST_CASE("math: to_coo and CooMatrix", "[functions][math]") {
     CHECK(f_order.order() == "F");
     const F::CooMatrix other(Variable(ops::ones({3})), ints({1, 0, 1}, {3}), ints({1, 0, 0}, {3}), {2, 2});
     CHECK(other.order() == "other");
+    CHECK(F::get_order(ints({0, 0, 1, -1}, {4}), ints({0, 2, 1, -1}, {4})) == "C");
+    CHECK(F::get_order(ints({0, 1, 1, 0}, {2, 2}), ints({0, 1, 1, 0}, {2, 2})) == "other");
+    CHECK_THROWS_WITH(F::get_order(ints({0, -1}, {2}), ints({0, 1}, {2})),
+                      Catch::Contains("get_order: invalid index combination"));
 }
 
 TEST_CASE("math: sparse_matmul errors", "[functions][math]") {
