@@ -4,6 +4,9 @@ import numpy
 
 from rensa.utils import argument  # noqa: F401
 from rensa.utils import type_check  # noqa: F401
+from rensa.utils.sparse import CooMatrix  # noqa: F401
+from rensa.utils.sparse import get_order  # noqa: F401
+from rensa.utils.sparse import to_coo  # noqa: F401
 
 
 def force_array(x, dtype=None):

@@ -20,6 +20,8 @@ Array index_array(py::handle term) {
     return to_array(term);
 }
 
+}  // namespace
+
 F::ItemIndex to_item(py::handle term) {
     if (PyLong_Check(term.ptr()) && !PyBool_Check(term.ptr())) {
         return term.cast<int64_t>();
@@ -46,6 +48,8 @@ F::ItemIndex to_item(py::handle term) {
     }
     return index_array(term);
 }
+
+namespace {
 
 // The integer indices of a 1-D boolean mask's true elements (numpy.flatnonzero).
 Array mask_indices(const Array& mask) {

@@ -19,6 +19,7 @@ void bind_functions(py::module_& m) {
     functions_bind::bind_normalization(f);
     functions_bind::bind_loss(f);
     functions_bind::bind_evaluation(f);
+    functions_bind::bind_linalg(f, m);
 }
 
 }  // namespace rensa::python

@@ -27,5 +27,12 @@ void bind_pooling(py::module_& f);                         // pooling.cc
 void bind_normalization(py::module_& f);                   // normalization.cc
 void bind_loss(py::module_& f);                            // loss.cc
 void bind_evaluation(py::module_& f);                      // evaluation.cc
+// linalg.cc (issue 23): det, inv, cholesky, cumprod, fft, sparse_matmul, diagonal,
+// as_strided, im2col, scatter_add; submodule "sparse" (CooMatrix, to_coo, get_order).
+void bind_linalg(py::module_& f, py::module_& m);
+
+// One term of a numpy index (int, slice, None, Ellipsis, array-like) as get_item's
+// ItemIndex (array_index.cc); a boolean array stays a bool Array.
+F::ItemIndex to_item(py::handle term);
 
 }  // namespace rensa::python::functions_bind

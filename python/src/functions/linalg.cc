@@ -1,0 +1,155 @@
+// rensa._core.functions, issue 23's linear algebra and array functions (det, inv, cholesky,
+// cumprod, fft/ifft, sparse_matmul, diagonal, as_strided, im2col, scatter_add) with Chainer's
+// argument names and defaults, and rensa._core.sparse: chainer.utils' CooMatrix, to_coo and
+// get_order.
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/error.h"
+#include "functions/array.h"
+#include "functions/math.h"
+#include "python/src/functions/functions.h"
+
+namespace rensa::python::functions_bind {
+namespace {
+
+// Chainer's _pair: an int or a pair of ints.
+std::pair<int64_t, int64_t> to_pair(py::handle obj, const char* what) {
+    std::vector<int64_t> values;
+    for_each_int(obj, "im2col", what, [&](int64_t v) { values.push_back(v); });
+    if (values.size() == 1 && is_index(obj)) return {values[0], values[0]};
+    RENSA_CHECK(values.size() == 2, ValueError, "im2col: Expect: ", what,
+                " to be an int or a pair of ints, Actual: ", values.size(), " values");
+    return {values[0], values[1]};
+}
+
+// scatter_add's slices as Chainer's ScatterAdd reads them: a list of ints is one index array,
+// another list a tuple of terms; a 1-D boolean mask becomes its true positions.
+std::vector<F::ItemIndex> to_items(py::handle slices) {
+    py::object terms = py::reinterpret_borrow<py::object>(slices);
+    if (py::isinstance<py::list>(slices)) {
+        bool all_ints = true;
+        for (py::handle t : slices) all_ints = all_ints && PyLong_Check(t.ptr()) && !PyBool_Check(t.ptr());
+        terms = all_ints ? py::make_tuple(slices) : py::tuple(py::reinterpret_borrow<py::object>(slices));
+    } else if (!py::isinstance<py::tuple>(slices)) {
+        terms = py::make_tuple(slices);
+    }
+    std::vector<F::ItemIndex> items;
+    for (py::handle term : terms) {
+        F::ItemIndex item = to_item(term);
+        if (auto* mask = std::get_if<Array>(&item); mask != nullptr && mask->dtype() == Dtype::kBool) {
+            RENSA_CHECK(mask->ndim() == 1, NotImplementedError,
+                        "scatter_add: only a 1-D boolean mask is supported in slices, Actual: ndim ", mask->ndim());
+            const py::module_ np = py::module_::import("numpy");
+            item = to_array(np.attr("flatnonzero")(to_numpy(*mask)).attr("astype")("int64"));
+        }
+        items.push_back(std::move(item));
+    }
+    return items;
+}
+
+std::pair<Variable, Variable> to_complex_pair(py::handle x, const char* op) {
+    const py::sequence pair = py::reinterpret_borrow<py::sequence>(x);
+    RENSA_CHECK(py::isinstance<py::sequence>(x) && py::len(pair) == 2, ValueError, op,
+                ": Expect: x to be a tuple (real, imag)");
+    return {to_variable(pair[0]), to_variable(pair[1])};
+}
+
+py::object sparse_matmul(py::handle a, py::handle b, bool transa, bool transb) {
+    const bool a_sparse = py::isinstance<F::CooMatrix>(a), b_sparse = py::isinstance<F::CooMatrix>(b);
+    RENSA_CHECK(a_sparse != b_sparse, ValueError,
+                "sparse_matmul: This combination of type of inputs is not supported: a: ",
+                std::string(py::str(py::type::of(a))), ", b: ", std::string(py::str(py::type::of(b))));
+    if (a_sparse) return py::cast(F::sparse_matmul(a.cast<const F::CooMatrix&>(), to_variable(b), transa, transb));
+    return py::cast(F::sparse_matmul(to_variable(a), b.cast<const F::CooMatrix&>(), transa, transb));
+}
+
+void bind_math_linalg(py::module_& f) {
+    f.def("det", &F::det, py::arg("a"));
+    f.def("batch_det", &F::batch_det, py::arg("a"));
+    f.def("inv", &F::inv, py::arg("a"));
+    f.def("batch_inv", &F::batch_inv, py::arg("a"));
+    f.def("cholesky", &F::cholesky, py::arg("a"));
+    f.def("cumprod", &F::cumprod, py::arg("x"), py::arg("axis") = py::none());
+    f.def(
+        "fft",
+        [](py::handle x) {
+            const auto [real, imag] = F::fft(to_complex_pair(x, "fft"));
+            return py::make_tuple(real, imag);
+        },
+        py::arg("x"));
+    f.def(
+        "ifft",
+        [](py::handle x) {
+            const auto [real, imag] = F::ifft(to_complex_pair(x, "ifft"));
+            return py::make_tuple(real, imag);
+        },
+        py::arg("x"));
+    f.def("sparse_matmul", &sparse_matmul, py::arg("a"), py::arg("b"), py::arg("transa") = false,
+          py::arg("transb") = false);
+}
+
+void bind_array_views(py::module_& f) {
+    f.def("diagonal", &F::diagonal, py::arg("x"), py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1);
+    f.def(
+        "as_strided",
+        [](const Variable& x, py::handle shape, py::handle strides, std::optional<int64_t> storage_offset) {
+            return F::as_strided(x, to_shape(shape, "as_strided"), to_int64s(strides, "as_strided"), storage_offset);
+        },
+        py::arg("x"), py::arg("shape"), py::arg("strides"), py::arg("storage_offset") = py::none());
+    f.def(
+        "im2col",
+        [](const Variable& x, py::handle ksize, py::handle stride, py::handle pad, bool cover_all, py::handle dilate) {
+            return F::im2col(x, to_pair(ksize, "ksize"), to_pair(stride, "stride"), to_pair(pad, "pad"), cover_all,
+                             to_pair(dilate, "dilate"));
+        },
+        py::arg("x"), py::arg("ksize"), py::arg("stride") = 1, py::arg("pad") = 0, py::arg("cover_all") = false,
+        py::arg("dilate") = 1);
+    f.def(
+        "scatter_add",
+        [](const Variable& a, py::handle slices, const Variable& b) { return F::scatter_add(a, to_items(slices), b); },
+        py::arg("a"), py::arg("slices"), py::arg("b"));
+}
+
+Array array_of(py::handle obj) {
+    return py::isinstance<Variable>(obj) ? obj.cast<const Variable&>().array() : to_array(obj);
+}
+
+void bind_sparse(py::module_& m) {
+    py::module_ sp = m.def_submodule("sparse", "chainer.utils.sparse: CooMatrix, to_coo, get_order");
+    py::class_<F::CooMatrix>(sp, "CooMatrix")
+        .def(py::init([](py::handle data, py::handle row, py::handle col, std::pair<int64_t, int64_t> shape,
+                         std::optional<std::string> order, bool requires_grad) {
+                 const Variable v = py::isinstance<Variable>(data) ? data.cast<const Variable&>()
+                                                                   : Variable(to_array(data), requires_grad);
+                 return F::CooMatrix(v, array_of(row), array_of(col), shape, std::move(order));
+             }),
+             py::arg("data"), py::arg("row"), py::arg("col"), py::arg("shape"), py::arg("order") = py::none(),
+             py::arg("requires_grad") = false)
+        .def_property_readonly("data", &F::CooMatrix::data)
+        .def_property_readonly("row", [](const F::CooMatrix& c) { return to_numpy(c.row()); })
+        .def_property_readonly("col", [](const F::CooMatrix& c) { return to_numpy(c.col()); })
+        .def_property_readonly("shape", &F::CooMatrix::shape)
+        .def_property_readonly("order", &F::CooMatrix::order)
+        .def("to_dense", [](const F::CooMatrix& c) { return to_numpy(c.to_dense()); });
+    sp.def(
+        "to_coo",
+        [](py::handle x, std::optional<int64_t> ldnz, bool requires_grad) {
+            return F::to_coo(array_of(x), ldnz, requires_grad);
+        },
+        py::arg("x"), py::arg("ldnz") = py::none(), py::arg("requires_grad") = false);
+    sp.def(
+        "get_order", [](py::handle row, py::handle col) { return F::get_order(array_of(row), array_of(col)); },
+        py::arg("row"), py::arg("col"));
+}
+
+}  // namespace
+
+void bind_linalg(py::module_& f, py::module_& m) {
+    bind_sparse(m);
+    bind_math_linalg(f);
+    bind_array_views(f);
+}
+
+}  // namespace rensa::python::functions_bind
