@@ -58,6 +58,13 @@ std::string checked_order(const Array& row, const Array& col, std::optional<std:
     return is_c_order(c, r, batches, ldnz) ? "F" : "other";
 }
 
+// Note [Sparse matmul indices]: the product passes the nonzeros' positions to get_item and
+// scatter_add, that is to core's take and scatter_add, which check indices on the host
+// (core/ops/indexing.cc): one copy of row/col per call that Chainer's GPU kernel does not
+// make. The constructor has already checked the ranges, so a device-side check in core
+// would remove it without changing a result; until then it is the price of running the
+// product on every backend without a kernel of its own.
+
 // op(sp) @ b' with b' = op(b), before any transpose of the result.
 Variable coo_matmul(const CooMatrix& sp, const Variable& dense, bool transa, bool transb) {
     const Variable& data = sp.data();
