@@ -56,6 +56,8 @@ TEST_CASE("diagonal", "[functions][array]") {
     CHECK_THROWS_AS(F::diagonal(Variable(ops::zeros({3, 3})), 0, 0, 2), DimensionError);
 }
 
+// as_strided reads x's memory, not its logical order: the layouts swept are those whose memory
+// order is the logical one (contiguous, and contiguous at an offset into a larger storage).
 TEST_CASE("as_strided", "[functions][array]") {
     // Overlapping windows of a 1-D signal: y[i, j] = x[i + j]; the gradient counts the reads.
     check_function({
