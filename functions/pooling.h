@@ -51,7 +51,7 @@ struct AveragePoolingOptions {
 struct UnpoolingOptions {
     PoolingSize stride{};  // unset: ksize
     PoolingSize pad = 0;
-    PoolingSize outsize{};  // (out_h, out_w); unset: Chainer's get_deconv_outsize
+    PoolingSize outsize{};  // one size per spatial dim ((out_h, out_w)); unset: Chainer's get_deconv_outsize
     bool cover_all = true;
 };
 
@@ -78,6 +78,12 @@ struct UnpoolingOptions {
 // (overlaps add up); y's size is `outsize` or get_deconv_outsize. outsize must pool back
 // to x's size (DimensionError). Linear, differentiable any number of times.
 [[nodiscard]] Variable unpooling_2d(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options = {});
+// unpooling_2d over the x.ndim - 2 trailing dims (1 to 3: x.ndim 3 to 5, DimensionError
+// otherwise; Chainer has no limit, rensa's pooling kernels have), with Chainer's outsize and
+// cover_all. unpooling_1d / unpooling_3d want x.ndim 3 / 5.
+[[nodiscard]] Variable unpooling_nd(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options = {});
+[[nodiscard]] Variable unpooling_1d(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options = {});
+[[nodiscard]] Variable unpooling_3d(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options = {});
 // Inverse of max pooling: each x element goes to the position `indexes` (from
 // max_pooling_2d_with_indexes with the same ksize/stride/pad/cover_all, x's shape) names in
 // its window; other positions are 0, overlaps add up. Indexes outside [0, kh * kw) throw

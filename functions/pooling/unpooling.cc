@@ -1,4 +1,5 @@
-// unpooling_2d and upsampling_2d, the inverses of average and max pooling. Both are the
+// unpooling_2d / unpooling_nd (with unpooling_1d and unpooling_3d) and upsampling_2d, the
+// inverses of average and max pooling. Both are the
 // backward of a pooling run on an output-sized array: unpooling_2d is kh * kw times
 // average pooling's backward (every position of a window gets the value), upsampling_2d
 // is max pooling's scatter through the given indexes. Both are linear, so the building
@@ -17,12 +18,13 @@
 namespace rensa::functions {
 namespace {
 
-// The output shape (n, c, out_h, out_w): `outsize`, or get_deconv_outsize; outsize must
-// pool back to x's size.
+// The output shape (n, c, *out): `outsize`, or get_deconv_outsize; outsize must pool back
+// to x's size.
 Shape unpooled_shape(const Variable& x, const ops::PoolParams& p, const PoolingSize& outsize, std::string_view op) {
     Shape out{x.shape()[0], x.shape()[1]};
-    const Shape given = outsize.is_set() ? outsize.expand(2, op, "outsize") : Shape{};
-    for (int i = 0; i < 2; ++i) {
+    const int nd = static_cast<int>(p.ksize.size());
+    const Shape given = outsize.is_set() ? outsize.expand(nd, op, "outsize") : Shape{};
+    for (int i = 0; i < nd; ++i) {
         const int64_t h = x.shape()[2 + i];
         out.push_back(outsize.is_set() ? given[i]
                                        : ops::unpooling_outsize(h, p.ksize[i], p.stride[i], p.pad[i], p.cover_all));
@@ -34,19 +36,32 @@ Shape unpooled_shape(const Variable& x, const ops::PoolParams& p, const PoolingS
     return out;
 }
 
-// Expands ksize/stride/pad for a 4-D x; the pooled-size check is on the output side.
-ops::PoolParams unpool_params(const Variable& x, const PoolingSize& ksize, const UnpoolingOptions& o,
+// Expands ksize/stride/pad for an x with `nd` spatial dims; the pooled-size check is on the
+// output side.
+ops::PoolParams unpool_params(const Variable& x, int nd, const PoolingSize& ksize, const UnpoolingOptions& o,
                               std::string_view op) {
     expect_float(x, op, "x");
-    expect_ndim(x, 4, op, "x");
+    expect_ndim(x, nd + 2, op, "x");
     RENSA_CHECK(ksize.is_set(), ValueError, op, ": ksize must be given");
-    ops::PoolParams p{.ksize = ksize.expand(2, op, "ksize"),
+    ops::PoolParams p{.ksize = ksize.expand(nd, op, "ksize"),
                       .stride = {},
-                      .pad = o.pad.expand(2, op, "pad"),
+                      .pad = o.pad.expand(nd, op, "pad"),
                       .cover_all = o.cover_all};
-    p.stride = o.stride.is_set() ? o.stride.expand(2, op, "stride") : p.ksize;
-    (void)ops::pooling_output_shape(Shape{1, 1, p.ksize[0], p.ksize[1]}, {p.ksize, p.stride, p.pad}, op);
+    p.stride = o.stride.is_set() ? o.stride.expand(nd, op, "stride") : p.ksize;
+    Shape window{1, 1};
+    for (const int64_t k : p.ksize) window.push_back(k);
+    (void)ops::pooling_output_shape(window, {p.ksize, p.stride, p.pad}, op);
     return p;
+}
+
+// y = window size x average pooling's backward: every position of a window gets the value.
+Variable unpool(const Variable& x, int nd, const PoolingSize& ksize, const UnpoolingOptions& options,
+                std::string_view op) {
+    const ops::PoolParams p = unpool_params(x, nd, ksize, options, op);
+    const Shape out = unpooled_shape(x, p, options.outsize, op);
+    double window = 1.0;
+    for (const int64_t k : p.ksize) window *= static_cast<double>(k);
+    return detail::average_pool_grad(x, out, p, false) * window;
 }
 
 // Checks Chainer's window-relative indexes (ky * kw + kx) and turns them into flat
@@ -74,14 +89,26 @@ Array to_plane_indices(const Array& indexes, const Shape& out, const ops::PoolPa
 }  // namespace
 
 Variable unpooling_2d(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options) {
-    const ops::PoolParams p = unpool_params(x, ksize, options, "unpooling_2d");
-    const Shape out = unpooled_shape(x, p, options.outsize, "unpooling_2d");
-    const auto window = static_cast<double>(p.ksize[0] * p.ksize[1]);
-    return detail::average_pool_grad(x, out, p, false) * window;
+    return unpool(x, 2, ksize, options, "unpooling_2d");
+}
+
+Variable unpooling_nd(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options) {
+    expect_defined(x, "unpooling_nd", "x");
+    RENSA_CHECK(x.ndim() >= 3 && x.ndim() <= 5, DimensionError,
+                "unpooling_nd: Expect: 3 <= x.ndim <= 5, Actual: ", x.ndim(), " (x.shape ", x.shape(), ")");
+    return unpool(x, x.ndim() - 2, ksize, options, "unpooling_nd");
+}
+
+Variable unpooling_1d(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options) {
+    return unpool(x, 1, ksize, options, "unpooling_1d");
+}
+
+Variable unpooling_3d(const Variable& x, PoolingSize ksize, const UnpoolingOptions& options) {
+    return unpool(x, 3, ksize, options, "unpooling_3d");
 }
 
 Variable upsampling_2d(const Variable& x, const Array& indexes, PoolingSize ksize, const UnpoolingOptions& options) {
-    const ops::PoolParams p = unpool_params(x, ksize, options, "upsampling_2d");
+    const ops::PoolParams p = unpool_params(x, 2, ksize, options, "upsampling_2d");
     // indexes is an Array, not a Variable: autograd/check.h's messages, written in place.
     RENSA_CHECK(indexes.defined(), ValueError, "upsampling_2d: Expect: indexes to be defined, Actual: undefined Array");
     RENSA_CHECK(is_integral(indexes.dtype()), DtypeError,
