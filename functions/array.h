@@ -139,6 +139,19 @@ struct ResizeImagesOptions {
 [[nodiscard]] Variable resize_images(const Variable& x, std::pair<int64_t, int64_t> output_shape,
                                      const ResizeImagesOptions& options = {});
 
+// --- Chainer's spatial transformer (issue 23).
+// The sampling grid (B, 2, H, W) of the affine maps theta (B, 2, 3): grid[b, :, i, j] =
+// theta[b] (x_j, y_i, 1), x_j and y_i numpy.linspace(-1, 1, W / H). theta is floating with
+// shape (B, 2, 3) (DtypeError / DimensionError); output_shape (H, W) positive (ValueError).
+// Differentiable any number of times.
+[[nodiscard]] Variable spatial_transformer_grid(const Variable& theta, std::pair<int64_t, int64_t> output_shape);
+// Bilinear sampling of x (B, C, H, W) at grid (B, 2, out_h, out_w) (grid[:, 0] horizontal,
+// grid[:, 1] vertical, -1 and 1 the centres of the first and last pixels): y (B, C, out_h,
+// out_w), zero outside the image, as Chainer (Note [Bilinear sampling by gathers]). grid has
+// x's float dtype (DtypeError) and batch (DimensionError). Differentiable any number of
+// times where no sample lies on a pixel boundary.
+[[nodiscard]] Variable spatial_transformer_sampler(const Variable& x, const Variable& grid);
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)
