@@ -90,6 +90,29 @@ struct DilatedConvolutionOptions {
 [[nodiscard]] Variable dilated_convolution_2d(const Variable& x, const Variable& W, const Variable& b = {},
                                               const DilatedConvolutionOptions& options = {});
 
+// --- Chainer's local, shifted and deformable convolutions (issue 23).
+// Locally connected 2-D convolution: x (n, c_in, h, w), W (c_out, out_h, out_w, c_in, kh, kw)
+// holds one filter per output position, b (c_out, out_h, out_w) or undefined. y[:, :, i, j]
+// = W[:, i, j] . x[:, :, i * sy : i * sy + kh, j * sx : j * sx + kw] + b[:, i, j]; no padding.
+// DtypeError when the dtypes differ, DimensionError when the channels differ or a window of
+// W's output positions leaves x. Differentiable any number of times.
+[[nodiscard]] Variable local_convolution_2d(const Variable& x, const Variable& W, const Variable& b = {},
+                                            IntOrTuple stride = 1);
+// Chainer's shift: x (n, c, h, w) split into kh * kw channel groups (the last one takes the
+// remainder), group g translated by its window offset ((g / kw - kh / 2) * dy, (g % kw - kw /
+// 2) * dx), the centre offset given to the last group; zeros fill in. ksize odd (ValueError),
+// dilate non-zero (negative shifts the other way), c >= kh * kw (DimensionError). Linear, so
+// differentiable any number of times.
+[[nodiscard]] Variable shift(const Variable& x, IntOrTuple ksize = 3, IntOrTuple dilate = 1);
+// Deformable convolution: x (n, c_in, h, w), offset (n, 2 * kh * kw, out_h, out_w) (horizontal
+// offsets of the kh * kw taps first, then vertical), W (c_out, c_in, kh, kw), b (c_out) or
+// undefined. Tap (ky, kx) of output (i, j) samples the zero-padded x bilinearly at (i * sy +
+// ky + offset_y, j * sx + kx + offset_x) (zero outside), as Chainer. Differentiable any number
+// of times where no sample lies on a pixel boundary.
+[[nodiscard]] Variable deformable_convolution_2d_sampler(const Variable& x, const Variable& offset, const Variable& W,
+                                                         const Variable& b = {}, IntOrTuple stride = 1,
+                                                         IntOrTuple pad = 0);
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)
