@@ -20,6 +20,7 @@ void bind_functions(py::module_& m) {
     functions_bind::bind_loss(f);
     functions_bind::bind_evaluation(f);
     functions_bind::bind_linalg(f, m);
+    functions_bind::bind_spatial(f);
 }
 
 }  // namespace rensa::python

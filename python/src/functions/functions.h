@@ -34,5 +34,6 @@ void bind_linalg(py::module_& f, py::module_& m);
 // One term of a numpy index (int, slice, None, Ellipsis, array-like) as get_item's
 // ItemIndex (array_index.cc); a boolean array stays a bool Array.
 F::ItemIndex to_item(py::handle term);
+void bind_spatial(py::module_& f);                         // spatial.cc: spatial transformer, shift, ... (issue 23)
 
 }  // namespace rensa::python::functions_bind

@@ -153,6 +153,7 @@ void bind_activation_links(py::module_& links);     // activation.cc: PReLU, Max
 void bind_recurrent_links(py::module_& links);      // connection_rnn.cc: LSTM, GRU, ...
 void bind_n_step_links(py::module_& links);         // connection_n_step.cc: NStepLSTM, NStepGRU, ...
 void bind_model_links(py::module_& links);          // model.cc: Classifier, vision models
+void bind_spatial_links(py::module_& links);        // spatial.cc: LocalConvolution2D, ... (issue 23)
 
 // None -> nullopt (Chainer's lazy sizes and optional labels), else the int.
 inline std::optional<int64_t> optional_int(py::handle obj) {
