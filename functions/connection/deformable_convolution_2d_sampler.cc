@@ -20,7 +20,7 @@ namespace {
 
 constexpr const char* kOp = "deformable_convolution_2d_sampler";
 
-void check_deformable(const Variable& x, const Variable& offset, const Variable& W, const Variable& b) {
+void check_deformable(const Variable& x, const Variable& offset, const Variable& W, const Variable& b, const Shape& p) {
     expect_float(x, kOp, "x");
     expect_same_dtype(x, offset, kOp, "x", "offset");
     expect_same_dtype(x, W, kOp, "x", "W");
@@ -33,6 +33,9 @@ void check_deformable(const Variable& x, const Variable& offset, const Variable&
     RENSA_CHECK(offset.shape()[0] == x.shape()[0] && offset.shape()[1] == 2 * ws[2] * ws[3], DimensionError, kOp,
                 ": Expect: offset.shape[:2] == (x.shape[0], 2 * kh * kw), Actual: offset.shape ", offset.shape(),
                 ", x.shape ", x.shape(), ", W.shape ", ws);
+    RENSA_CHECK(x.shape()[2] + 2 * p[0] >= 2 && x.shape()[3] + 2 * p[1] >= 2, DimensionError, kOp,
+                ": Expect: the padded image at least 2 x 2 (its [-1, 1] grid divides by size - 1), Actual: x.shape ",
+                x.shape(), ", pad ", p);
     if (!b.defined()) return;
     expect_same_dtype(x, b, kOp, "x", "b");
     expect_shape(b, {ws[0]}, kOp, "b");
@@ -82,7 +85,7 @@ Variable deformable_convolution_2d_sampler(const Variable& x, const Variable& of
     const Shape s = stride.expand(2, kOp, "stride"), p = pad.expand(2, kOp, "pad");
     RENSA_CHECK(s[0] > 0 && s[1] > 0 && p[0] >= 0 && p[1] >= 0, ValueError, kOp,
                 ": Expect: stride > 0 and pad >= 0, Actual: stride ", s, ", pad ", p);
-    check_deformable(x, offset, W, b);
+    check_deformable(x, offset, W, b, p);
     if (x.dtype() != Dtype::kFloat16 && x.dtype() != Dtype::kBFloat16) return deformable(x, offset, W, b, s, p);
     // Half precision cannot hold the tap positions and their [-1, 1] scaling (Chainer builds
     // them in float32 too): the whole convolution runs in float32 (cast is differentiable).

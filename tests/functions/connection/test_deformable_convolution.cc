@@ -113,4 +113,11 @@ TEST_CASE("deformable_convolution_2d_sampler: errors", "[functions][connection]"
                     DtypeError);
     CHECK_THROWS_AS(F::deformable_convolution_2d_sampler(x, off, W, {}, 0), ValueError);
     CHECK_THROWS_AS(F::deformable_convolution_2d_sampler(Variable(ops::zeros({2, 4, 4})), off, W), DimensionError);
+    CHECK_THROWS_WITH(
+        F::deformable_convolution_2d_sampler(Variable(ops::zeros({1, 2, 1, 4})), Variable(ops::zeros({1, 2, 1, 4})),
+                                             Variable(ops::zeros({3, 2, 1, 1}))),
+        Catch::Contains("Expect: the padded image at least 2 x 2"));
+    CHECK(F::deformable_convolution_2d_sampler(Variable(ops::zeros({1, 2, 1, 4})), Variable(ops::zeros({1, 2, 3, 6})),
+                                               Variable(ops::zeros({3, 2, 1, 1})), {}, 1, 1)
+              .shape() == Shape{1, 3, 3, 6});
 }
