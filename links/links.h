@@ -7,7 +7,8 @@
 //   normalization: BatchNormalization LayerNormalization GroupNormalization
 //   activation:    PReLU Maxout
 //   loss:          NegativeSampling
-//   model:         Classifier; vision: VGG16 ResNet50 GoogLeNet Alex NIN
+//   model:         Classifier; vision (Chainer's pretrained models): VGGLayers ResNetLayers GoogLeNet;
+//                  vision (examples' networks): CifarVGG16 ResNet50 ImageNetGoogLeNet Alex NIN
 // Link, Chain, ChainList, Sequential and Parameter: links/link.h, links/chain.h,
 // links/parameter.h; initializers: links/initializers.h.
 
@@ -36,10 +37,13 @@
 #include "links/loss/negative_sampling.h"               // IWYU pragma: export
 #include "links/model/classifier.h"                     // IWYU pragma: export
 #include "links/model/vision/alexnet.h"                 // IWYU pragma: export
+#include "links/model/vision/cifar_vgg16.h"             // IWYU pragma: export
 #include "links/model/vision/googlenet.h"               // IWYU pragma: export
+#include "links/model/vision/imagenet_googlenet.h"      // IWYU pragma: export
 #include "links/model/vision/nin.h"                     // IWYU pragma: export
+#include "links/model/vision/resnet.h"                  // IWYU pragma: export
 #include "links/model/vision/resnet50.h"                // IWYU pragma: export
-#include "links/model/vision/vgg16.h"                   // IWYU pragma: export
+#include "links/model/vision/vgg.h"                     // IWYU pragma: export
 #include "links/normalization/batch_normalization.h"    // IWYU pragma: export
 #include "links/normalization/group_normalization.h"    // IWYU pragma: export
 #include "links/normalization/layer_normalization.h"    // IWYU pragma: export

@@ -11,7 +11,7 @@
   does), its children pickled with it. A built-in link (``L.Linear``, or a Python subclass of
   one) is rebuilt by calling the built-in constructor again with the arguments it was created
   with (recorded at construction; see ``record_init_arguments``), then its state is loaded.
-  A built-in link that C++ created on its own (a child of ``L.VGG16``) travels with its parent.
+  A built-in link that C++ created on its own (a child of ``L.CifarVGG16``) travels with its parent.
 """
 import copy
 import functools

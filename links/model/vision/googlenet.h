@@ -1,39 +1,38 @@
 #pragma once
-// GoogLeNet of Chainer's ImageNet example (examples/imagenet/googlenet.py): the stem
-// (conv1, conv2_reduce, conv2 with local response normalization and max pooling), nine
-// Inception modules inc3a..inc5b, 7x7 average pooling, dropout 0.4 and loss3_fc; two
-// auxiliary classifiers (loss1_*, after inc4a; loss2_*, after inc4d) are used in training
-// only. Input sizes are learned at the first forward (Chainer's None); no pretrained weights.
-//
-// Two calling conventions, as the example and L::Classifier need:
-//   model(x)     the main logits (n, n_class); the auxiliary classifiers are not run.
-//   model(x, t)  the example's training loss 0.3 * (loss1 + loss2) + loss3 (softmax cross
-//                entropies of the auxiliary and main logits against t), reporting loss,
-//                loss1, loss2, loss3 and accuracy (of the main logits) for this link.
-// The auxiliary parameters stay uninitialised until the first model(x, t).
+// Chainer's GoogLeNet (chainer.links.GoogLeNet): the pretrained BVLC GoogLeNet with Chainer's
+// child names (conv1, conv2_reduce, conv2, inc3a .. inc5b, loss3_fc, loss1_conv, loss1_fc1,
+// loss1_fc2, loss2_conv, loss2_fc1, loss2_fc2) and layer table (conv1, pool1, conv2_reduce,
+// conv2, pool2, inception_3a .. inception_5b, pool5, loss3_fc, prob, and the auxiliary
+// loss1_fc2 / loss2_fc2 from inception_4a / inception_4d). The fixed Linear sizes need the
+// 224x224 input Chainer's prepare gives. See Note [Pretrained vision models] in
+// links/model/vision/layers.h. (The GoogLeNet of Chainer's ImageNet example is ImageNetGoogLeNet.)
 
-#include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "links/chain.h"
 #include "links/connection/convolution_2d.h"
 #include "links/connection/inception.h"
 #include "links/connection/linear.h"
+#include "links/model/vision/layers.h"
 
 namespace rensa::links {
 
 class GoogLeNet : public Cloneable<GoogLeNet, Chain> {
 public:
-    static constexpr int64_t insize = 224;  // the example's input size (the smallest is 223)
+    // pretrained_model: a local NPZ ("" for Chainer's LeCunUniform weights).
+    explicit GoogLeNet(const std::string& pretrained_model = "");
 
-    // n_class: outputs of the three classifiers (the example's 1000).
-    explicit GoogLeNet(int64_t n_class = 1000);
+    vision::LayerTable functions();
+    std::vector<std::string> available_layers() { return vision::layer_names(functions()); }
 
-    // The main logits of x (n, c, h, w).
+    using Link::forward;
+    // Chainer's forward(x, layers): the requested feature maps by name.
+    std::map<std::string, Variable> forward(const Variable& x, const std::vector<std::string>& layers);
+    // forward(x, {"prob"})["prob"].
     Variable forward(const Variable& x) override;
-    // xs = {x, t}: the training loss (see above); ValueError for another number of inputs.
-    Variable forward(const std::vector<Variable>& xs) override;
 
     std::shared_ptr<Convolution2D> conv1, conv2_reduce, conv2;
     std::shared_ptr<Inception> inc3a, inc3b, inc4a, inc4b, inc4c, inc4d, inc4e, inc5a, inc5b;
@@ -42,16 +41,6 @@ public:
     std::shared_ptr<Linear> loss1_fc1, loss1_fc2;
     std::shared_ptr<Convolution2D> loss2_conv;
     std::shared_ptr<Linear> loss2_fc1, loss2_fc2;
-
-private:
-    // conv1 .. inc4a, where the first auxiliary classifier branches off.
-    Variable stem(const Variable& x);
-    // inc4b .. inc4d, where the second one branches off.
-    Variable middle(const Variable& h);
-    // inc4e .. loss3_fc: the main logits.
-    Variable head(const Variable& h);
-    // An auxiliary classifier: 5x5 stride-3 average pooling, 1x1 conv, two Linear layers.
-    static Variable auxiliary(const Variable& h, Convolution2D& conv, Linear& fc1, Linear& fc2);
 };
 
 }  // namespace rensa::links

@@ -17,6 +17,7 @@ void bind_links(py::module_& m) {
     links_detail::bind_n_step_links(links);
     links_detail::bind_model_links(links);
     links_detail::bind_spatial_links(links);
+    links_detail::bind_vision_links(links);
 }
 
 }  // namespace rensa::python

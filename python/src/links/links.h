@@ -154,6 +154,8 @@ void bind_recurrent_links(py::module_& links);      // connection_rnn.cc: LSTM, 
 void bind_n_step_links(py::module_& links);         // connection_n_step.cc: NStepLSTM, NStepGRU, ...
 void bind_model_links(py::module_& links);          // model.cc: Classifier, vision models
 void bind_spatial_links(py::module_& links);        // spatial.cc: LocalConvolution2D, ... (issue 23)
+void bind_model_links(py::module_& links);          // model.cc: Classifier, the examples' vision models
+void bind_vision_links(py::module_& links);         // vision.cc: Chainer's pretrained vision models
 
 // None -> nullopt (Chainer's lazy sizes and optional labels), else the int.
 inline std::optional<int64_t> optional_int(py::handle obj) {

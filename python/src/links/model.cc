@@ -1,5 +1,6 @@
 // rensa._core.links, models: Classifier (its loss and accuracy functions may be Python
-// callables) and the reference vision models.
+// callables) and the vision models of Chainer's examples (CifarVGG16, ResNet50,
+// ImageNetGoogLeNet, Alex, NIN; Chainer's pretrained models are in vision.cc).
 #include <pybind11/functional.h>
 
 #include <memory>
@@ -7,10 +8,10 @@
 
 #include "links/model/classifier.h"
 #include "links/model/vision/alexnet.h"
-#include "links/model/vision/googlenet.h"
+#include "links/model/vision/cifar_vgg16.h"
+#include "links/model/vision/imagenet_googlenet.h"
 #include "links/model/vision/nin.h"
 #include "links/model/vision/resnet50.h"
-#include "links/model/vision/vgg16.h"
 #include "python/src/convert/variables.h"
 #include "python/src/links/links.h"
 
@@ -76,9 +77,10 @@ void bind_model_links(py::module_& m) {
         .def_property_readonly("loss", [](const L::Classifier& self) { return variable_or_none(self.loss); })
         .def_property_readonly("accuracy", [](const L::Classifier& self) { return variable_or_none(self.accuracy); });
 
-    link_class<L::VGG16, L::Chain>(m, "VGG16").def(py::init<int64_t>(), py::arg("class_labels") = 10);
+    link_class<L::CifarVGG16, L::Chain>(m, "CifarVGG16").def(py::init<int64_t>(), py::arg("class_labels") = 10);
     link_class<L::ResNet50, L::Chain>(m, "ResNet50").def(py::init<int64_t>(), py::arg("n_class") = 1000);
-    link_class<L::GoogLeNet, L::Chain>(m, "GoogLeNet").def(py::init<int64_t>(), py::arg("n_class") = 1000);
+    link_class<L::ImageNetGoogLeNet, L::Chain>(m, "ImageNetGoogLeNet")
+        .def(py::init<int64_t>(), py::arg("n_class") = 1000);
     link_class<L::Alex, L::Chain>(m, "Alex").def(py::init<int64_t>(), py::arg("n_class") = 1000);
     link_class<L::NIN, L::Chain>(m, "NIN").def(py::init<int64_t>(), py::arg("n_class") = 1000);
 }

@@ -1,4 +1,4 @@
-// L::VGG16, the VGG of Chainer's CIFAR example: logits on the smallest (32x32) input,
+// L::CifarVGG16, the VGG of Chainer's CIFAR example: logits on the smallest (32x32) input,
 // the example's parameter names and count, and gradients for every parameter.
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include "core/ops/random.h"
 #include "core/random.h"
 #include "functions/loss.h"
-#include "links/model/vision/vgg16.h"
+#include "links/model/vision/cifar_vgg16.h"
 
 using namespace rensa;
 
@@ -25,20 +25,20 @@ int64_t conv_bn_block(int64_t in, int64_t out) { return in * out * 9 + 2 * out; 
 
 }  // namespace
 
-TEST_CASE("VGG16 gives class_labels logits for a 32x32 image", "[links][model][vgg16]") {
+TEST_CASE("CifarVGG16 gives class_labels logits for a 32x32 image", "[links][model][vgg16]") {
     seed(11);
-    L::VGG16 model(10);
+    L::CifarVGG16 model(10);
     ConfigScope eval{&Config::train, false};
     NoBackpropMode no_graph;
     const Variable y = model(Variable(ops::normal({1, 3, 32, 32}), false));
     CHECK(y.shape() == Shape{1, 10});
     // Greyscale input and CIFAR-100 labels.
-    L::VGG16 grey(100);
+    L::CifarVGG16 grey(100);
     CHECK(grey(Variable(ops::normal({1, 1, 32, 32}), false)).shape() == Shape{1, 100});
 }
 
-TEST_CASE("VGG16 has the example's parameter names and count", "[links][model][vgg16]") {
-    L::VGG16 model;
+TEST_CASE("CifarVGG16 has the example's parameter names and count", "[links][model][vgg16]") {
+    L::CifarVGG16 model;
     for (const char* name : {"/block1_1/conv/W", "/block1_1/bn/gamma", "/block1_1/bn/beta", "/block3_3/conv/W",
                              "/block5_3/bn/beta", "/fc1/W", "/bn_fc1/gamma", "/fc2/W"}) {
         INFO(name);
@@ -64,9 +64,9 @@ TEST_CASE("VGG16 has the example's parameter names and count", "[links][model][v
     CHECK(model.count_params() == expected);
 }
 
-TEST_CASE("VGG16 backward gives every parameter a grad", "[links][model][vgg16]") {
+TEST_CASE("CifarVGG16 backward gives every parameter a grad", "[links][model][vgg16]") {
     seed(12);
-    L::VGG16 model(10);
+    L::CifarVGG16 model(10);
     const Variable x(ops::normal({2, 3, 32, 32}), false);
     const Variable t(Array::from_vector<int32_t>({3, 7}, {2}), false);
     const Variable loss = F::softmax_cross_entropy(model(x), t);
