@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "autograd/variable.h"
@@ -83,6 +85,37 @@ struct CTCOptions {
 [[nodiscard]] Variable squared_error(const Variable& x0, const Variable& x1);
 // |x0 - x1|; the gradient is sign(x0 - x1) (0 where they are equal).
 [[nodiscard]] Variable absolute_error(const Variable& x0, const Variable& x1);
+
+// --- Losses of issue 23.
+// Cross-covariance of y (N, I) and z (N, J): C = yc^T zc / N with yc, zc centred over the
+// batch; reduce "half_squared_sum" (default, 0.5 sum C^2, 0-d) or "no" (C, (I, J)).
+// Double-differentiable.
+[[nodiscard]] Variable cross_covariance(const Variable& y, const Variable& z,
+                                        std::string_view reduce = "half_squared_sum");
+// DeCov of h (N, M): the covariance hc^T hc / N with its diagonal zeroed; reduce
+// "half_squared_sum" (0-d) or "no" ((M, M)).
+[[nodiscard]] Variable decov(const Variable& h, std::string_view reduce = "half_squared_sum");
+// BlackOut loss of x (N, D), labels t (N,), weights W (V, D) and negative samples (N, S):
+// -(log p(t) + sum_s log(1 - p(s))), p the softmax over {t} and the samples. reduce "mean"
+// (0-d) or "no" (N,). Double-differentiable.
+[[nodiscard]] Variable black_out(const Variable& x, const Variable& t, const Variable& W, const Variable& samples,
+                                 std::string_view reduce = "mean");
+// Negative log-likelihood of a linear-chain CRF: transition cost (K, K), scores xs[t]
+// (B_t, K) and labels ys[t] (B_t,) over sequences sorted by decreasing length (B_t
+// non-increasing). reduce "mean" (sum / B_0, 0-d) or "no" (B_0,). Double-differentiable.
+[[nodiscard]] Variable crf1d(const Variable& cost, const std::vector<Variable>& xs, const std::vector<Variable>& ys,
+                             std::string_view reduce = "mean");
+// Viterbi decoding of the same CRF: the best score of each sequence (B_0,) and the best
+// path, path[t] an int64 Array (B_t,). The score is differentiable, the path is not.
+[[nodiscard]] std::pair<Variable, std::vector<Array>> argmax_crf1d(const Variable& cost,
+                                                                   const std::vector<Variable>& xs);
+// Discriminative loss for instance segmentation (De Brabandere 2017): embeddings (N, C, H,
+// W) with C == max_embedding_dim, labels (N, H, W) (instance k + 1 for k < C; 0 and others
+// ignored). Returns (alpha * variance term, beta * distance term, gamma * regularisation),
+// each 0-d; norm is 1 or 2 (ValueError otherwise).
+[[nodiscard]] std::tuple<Variable, Variable, Variable> discriminative_margin_based_clustering_loss(
+    const Variable& embeddings, const Variable& labels, double delta_v, double delta_d, int64_t max_embedding_dim,
+    int norm = 1, double alpha = 1.0, double beta = 1.0, double gamma = 0.001);
 
 }  // namespace rensa::functions
 
