@@ -53,6 +53,46 @@ struct LocalResponseNormalizationOptions {
 // L2 normalization along `axis`: y = x / (sqrt(sum(x^2, axis)) + eps).
 [[nodiscard]] Variable normalize(const Variable& x, double eps = 1e-5, int axis = 1);
 
+// --- Batch renormalization (issue 23).
+// Chainer's keyword arguments of batch_renormalization. The running statistics are
+// required (gamma's shape); they are updated in place only with update_statistics.
+struct BatchRenormalizationOptions {
+    double eps = 2e-5;
+    Array running_mean{}, running_var{};
+    double decay = 0.9;
+    bool update_statistics = false;
+};
+// Batch renormalization: y = gamma * (x_hat * r + d) + beta with x_hat the batch-normalized
+// x (statistics over axis 0 and the axes after gamma's), r = clip(sigma_B / sigma_run,
+// 1 / rmax, rmax) and d = clip((mu_B - mu_run) / sigma_run, -dmax, dmax) held constant in
+// the gradient (Chainer's). ValueError without running statistics; DimensionError when
+// gamma, beta or the statistics do not fit x.shape[1 : 1 + gamma.ndim].
+[[nodiscard]] Variable batch_renormalization(const Variable& x, const Variable& gamma, const Variable& beta,
+                                             double rmax, double dmax, const BatchRenormalizationOptions& options);
+// Chainer's deprecated alias of fixed_batch_normalization (test mode).
+[[nodiscard]] Variable fixed_batch_renormalization(const Variable& x, const Variable& gamma, const Variable& beta,
+                                                   const Variable& mean, const Variable& var, double eps = 2e-5);
+
+// --- Decorrelated batch normalization (issue 23).
+// Chainer's keyword arguments of decorrelated_batch_normalization. Defined running
+// statistics (mean (groups, C), projection (groups, C, C), C = channels / groups) are
+// updated in place with the batch mean and the whitening matrix (unbiased: m / (m - 1)).
+struct DecorrelatedBatchNormalizationOptions {
+    int64_t groups = 16;
+    double eps = 2e-5;
+    Array running_mean{}, running_projection{};
+    double decay = 0.9;
+};
+// ZCA whitening of x (b, c, ...) per group of C = c / groups channels over the batch and
+// spatial axes: y = (cov + eps I)^-1/2 (x - mean). DimensionError unless c % groups == 0.
+// Chainer's gradient; no double backprop.
+[[nodiscard]] Variable decorrelated_batch_normalization(const Variable& x,
+                                                        const DecorrelatedBatchNormalizationOptions& options = {});
+// Test mode: y = projection (x - mean) per group, mean (groups, C), projection (groups, C, C)
+// of x's dtype. Differentiable in x, mean and projection.
+[[nodiscard]] Variable fixed_decorrelated_batch_normalization(const Variable& x, const Variable& mean,
+                                                              const Variable& projection, int64_t groups = 16);
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)
