@@ -51,7 +51,8 @@ public:
 
     using Link::forward;
     Variable forward(const Variable& x) override { return forward(x, {}); }
-    Variable forward(const Variable& x, const BatchNormalizationForwardOptions& options);
+    // Virtual for BatchRenormalization, which keeps this link's parameters and statistics.
+    virtual Variable forward(const Variable& x, const BatchNormalizationForwardOptions& options);
 
     // Restarts the fine-tuning average (N = 0).
     void start_finetuning() { N = 0; }
@@ -62,11 +63,13 @@ public:
     double decay, eps;
     std::optional<Axes> axis;
 
-private:
-    void initialize_params(const Shape& shape);
+protected:
     // Creates the statistics of a lazy link from x's shape; brings loaded ones to the
     // link's dtype and device.
     void prepare_statistics(const Shape& x_shape);
+
+private:
+    void initialize_params(const Shape& shape);
     Dtype param_dtype_;
     initializers::InitializerPtr initial_avg_mean_, initial_avg_var_;
 };
