@@ -21,6 +21,7 @@ void bind_functions(py::module_& m) {
     functions_bind::bind_evaluation(f);
     functions_bind::bind_linalg(f, m);
     functions_bind::bind_spatial(f);
+    functions_bind::bind_normloss(f);
 }
 
 }  // namespace rensa::python

@@ -35,5 +35,6 @@ void bind_linalg(py::module_& f, py::module_& m);
 // ItemIndex (array_index.cc); a boolean array stays a bool Array.
 F::ItemIndex to_item(py::handle term);
 void bind_spatial(py::module_& f);                         // spatial.cc: spatial transformer, shift, ... (issue 23)
+void bind_normloss(py::module_& f);                        // normloss.cc: issue 23 normalizations and losses
 
 }  // namespace rensa::python::functions_bind

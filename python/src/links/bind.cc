@@ -18,6 +18,7 @@ void bind_links(py::module_& m) {
     links_detail::bind_model_links(links);
     links_detail::bind_spatial_links(links);
     links_detail::bind_vision_links(links);
+    links_detail::bind_normloss_links(links);
 }
 
 }  // namespace rensa::python

@@ -156,6 +156,7 @@ void bind_model_links(py::module_& links);          // model.cc: Classifier, vis
 void bind_spatial_links(py::module_& links);        // spatial.cc: LocalConvolution2D, ... (issue 23)
 void bind_model_links(py::module_& links);          // model.cc: Classifier, the examples' vision models
 void bind_vision_links(py::module_& links);         // vision.cc: Chainer's pretrained vision models
+void bind_normloss_links(py::module_& links);       // normloss.cc: issue 23 normalization and loss links
 
 // None -> nullopt (Chainer's lazy sizes and optional labels), else the int.
 inline std::optional<int64_t> optional_int(py::handle obj) {
