@@ -119,3 +119,26 @@ TEST_CASE("batch_renormalization: errors", "[functions][normalization]") {
         F::batch_renormalization(x, g, b, 1, 0, {.running_mean = ops::zeros({2}), .running_var = ops::ones({2})}),
         DimensionError);
 }
+
+TEST_CASE("fixed_batch_renormalization", "[functions][normalization]") {
+    check_function({
+        .name = "fixed_batch_renormalization",
+        .inputs = {{.shape = {kN, kC, kS}},
+                   {.shape = {kC}},
+                   {.shape = {kC}},
+                   {.shape = {kC}},
+                   {.shape = {kC}, .low = 0.5, .high = 1.5}},
+        .func = [](const Vars& xs) { return Vars{F::fixed_batch_renormalization(xs[0], xs[1], xs[2], xs[3], xs[4])}; },
+        .reference =
+            [](const Arrays& xs) {
+                const std::vector<double> x = to_doubles(xs[0]), g = to_doubles(xs[1]), b = to_doubles(xs[2]),
+                                          m = to_doubles(xs[3]), v = to_doubles(xs[4]);
+                std::vector<double> y(x.size());
+                for (size_t i = 0; i < x.size(); ++i) {
+                    const size_t c = (i / kS) % kC;
+                    y[i] = g[c] * (x[i] - m[c]) / std::sqrt(v[c] + kEps) + b[c];
+                }
+                return Arrays{f64(y, {kN, kC, kS})};
+            },
+    });
+}
