@@ -331,3 +331,5 @@ def test_defaults_and_errors():
     assert (crf.cost.array == 0).all()
     br = L.BatchRenormalization(3)
     assert isinstance(br, L.BatchNormalization) and br.rmax == 1 and br.dmax == 0
+    br(np.ones((4, 3), np.float32), True)  # finetune, positionally as in Chainer
+    assert br.N == 1

@@ -65,6 +65,9 @@ Variable crf_forward(L::CRF1d& self, const py::object& xs, const py::object& ys,
 }
 
 void bind_batch_renormalization(py::module_& m) {
+    const auto br_forward = [](L::BatchRenormalization& self, const Variable& x, bool finetune) {
+        return self.forward(x, L::BatchNormalizationForwardOptions{finetune});
+    };
     link_class<L::BatchRenormalization, L::BatchNormalization>(m, "BatchRenormalization")
         .def(link_init<L::BatchRenormalization>([](int64_t size, double rmax, double dmax, double decay, double eps,
                                                    py::handle dtype, bool use_gamma, bool use_beta,
@@ -86,6 +89,9 @@ void bind_batch_renormalization(py::module_& m) {
              py::arg("dtype") = py::none(), py::arg("use_gamma") = true, py::arg("use_beta") = true,
              py::arg("initial_gamma") = py::none(), py::arg("initial_beta") = py::none(),
              py::arg("initial_avg_mean") = py::none(), py::arg("initial_avg_var") = py::none())
+        // Chainer's BatchRenormalization.forward(x, finetune=False) takes finetune positionally too.
+        .def("__call__", br_forward, py::arg("x"), py::arg("finetune") = false)
+        .def("forward", br_forward, py::arg("x"), py::arg("finetune") = false)
         .def_readwrite("rmax", &L::BatchRenormalization::rmax)
         .def_readwrite("dmax", &L::BatchRenormalization::dmax);
 }
