@@ -118,6 +118,33 @@ struct PoolBackwardArgs {
     Shape ksize, stride, pad;
 };
 
+// --- Region-of-interest pooling (Chainer's roi_* functions; the geometry of each mode is
+// core/roi_geometry.h, Note [ROI geometry]). x (n, c, h, w) -> y (r, c, out_h, out_w), one
+// (out_h, out_w) grid of bins per roi. rois (r, 4) are float64 rows (y_min, x_min, y_max,
+// x_max), except kLegacyMax (roi_pooling_2d): (r, 5) rows (batch, x_min, y_min, x_max, y_max)
+// whose batch column is ignored here. roi_indices is int32 (r,) in [0, n). Every array is
+// contiguous. The max modes write int64 `indices` of y's shape (kLegacyMax, kMax: flat
+// position in the (h, w) plane; kMaxAlign: the sample iy * grid_w + ix; -1 for an empty bin).
+// sampling_h/w: samples per bin of the align modes, 0 for Chainer's adaptive ceil(size / out).
+enum class RoiMode : uint8_t { kLegacyMax, kMax, kAverage, kMaxAlign, kAverageAlign };
+struct RoiPoolArgs {
+    RoiMode mode = RoiMode::kMax;
+    Array x, rois, roi_indices;
+    double spatial_scale = 1.0;
+    int64_t sampling_h = 0, sampling_w = 0;
+    Array y, indices;
+};
+// Adds the gradient of every roi's bins into gx_acc ((n, c, h, w), contiguous, float32 for
+// float16/bfloat16/float32 gy, float64 for float64; the caller zero-fills it); gy is
+// contiguous with y's shape; rois, roi_indices and indices are the forward's.
+struct RoiPoolBackwardArgs {
+    RoiMode mode = RoiMode::kMax;
+    Array gy, rois, roi_indices, indices;
+    double spatial_scale = 1.0;
+    int64_t sampling_h = 0, sampling_w = 0;
+    Array gx_acc;
+};
+
 // y = softmax(x) (or log_softmax when `log`) along `axis`; same shape and float dtype.
 struct SoftmaxArgs {
     Array x;
@@ -277,6 +304,8 @@ public:
     virtual void convolution_backward_filter(const ConvolutionBackwardFilterArgs& args) = 0;
     virtual void pool(const PoolArgs& args) = 0;
     virtual void pool_backward(const PoolBackwardArgs& args) = 0;
+    virtual void roi_pool(const RoiPoolArgs& args) = 0;
+    virtual void roi_pool_backward(const RoiPoolBackwardArgs& args) = 0;
     virtual void softmax(const SoftmaxArgs& args) = 0;
     virtual void batch_norm(const BatchNormArgs& args) = 0;
     virtual void batch_norm_backward(const BatchNormBackwardArgs& args) = 0;

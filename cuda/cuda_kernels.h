@@ -33,6 +33,8 @@ public:
     void convolution_backward_filter(const ConvolutionBackwardFilterArgs& args) override;      // kernels_conv.cc
     void pool(const PoolArgs& args) override;                                                  // kernels_pool.cu
     void pool_backward(const PoolBackwardArgs& args) override;                                 // kernels_pool.cu
+    void roi_pool(const RoiPoolArgs& args) override;                                           // kernels_roi.cu
+    void roi_pool_backward(const RoiPoolBackwardArgs& args) override;                          // kernels_roi.cu
     void softmax(const SoftmaxArgs& args) override;                                            // kernels_softmax.cu
     void batch_norm(const BatchNormArgs& args) override;                                       // kernels_norm.cu
     void batch_norm_backward(const BatchNormBackwardArgs& args) override;                      // kernels_norm.cu

@@ -6,6 +6,7 @@
 //   F::max_pooling_2d(x, 2);                                     // ksize 2, stride 2, cover_all
 //   F::max_pooling_2d(x, {3, 3}, {.stride = 2, .pad = 1, .cover_all = false});
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -105,6 +106,35 @@ enum class PyramidPooling { kMax, kAverage };
                                                   PyramidPooling pooling = PyramidPooling::kMax);
 // pooling "max" or "average" (Chainer's strings); any other value throws ValueError.
 [[nodiscard]] Variable spatial_pyramid_pooling_2d(const Variable& x, int64_t pyramid_height, std::string_view pooling);
+
+// --- Region-of-interest pooling (Chainer's roi_* functions; Note [ROI geometry] in
+// core/roi_geometry.h). x (n, c, h, w) floating; rois floating (Chainer requires x's dtype;
+// any float dtype is read exactly); y (r, c, outh, outw) in x's dtype. Differentiable once in x (rois and roi_indices
+// get no gradient); their backward throws NotImplementedError when differentiated again, as in Chainer. Bad dtypes
+// throw DtypeError, bad shapes DimensionError, a batch index outside [0, n) IndexError, an out size, spatial_scale or
+// sampling ratio below 1 (> 0 for the scale) ValueError.
+
+// Chainer's old roi_pooling_2d: rois (r, 5) rows (batch_index, x_min, y_min, x_max, y_max);
+// the max of each bin (0 for an empty bin).
+[[nodiscard]] Variable roi_pooling_2d(const Variable& x, const Variable& rois, int64_t outh, int64_t outw,
+                                      double spatial_scale);
+// rois (r, 4) rows (y_min, x_min, y_max, x_max) in x's scale before spatial_scale; roi_indices
+// int32 (r,) the batch index of each roi; outsize an int or (outh, outw). Max (-inf for an
+// empty bin) / average (0 for an empty bin) over each rounded bin.
+[[nodiscard]] Variable roi_max_pooling_2d(const Variable& x, const Variable& rois, const Variable& roi_indices,
+                                          PoolingSize outsize, double spatial_scale);
+[[nodiscard]] Variable roi_average_pooling_2d(const Variable& x, const Variable& rois, const Variable& roi_indices,
+                                              PoolingSize outsize, double spatial_scale);
+// Chainer's sampling_ratio: samples per bin along (h, w); an unset entry (None) samples
+// ceil(roi size / out size) per roi.
+using RoiSamplingRatio = std::array<std::optional<int64_t>, 2>;
+// RoIAlign: the max / average of bilinearly interpolated samples on a grid in each bin.
+[[nodiscard]] Variable roi_max_align_2d(const Variable& x, const Variable& rois, const Variable& roi_indices,
+                                        PoolingSize outsize, double spatial_scale,
+                                        RoiSamplingRatio sampling_ratio = {});
+[[nodiscard]] Variable roi_average_align_2d(const Variable& x, const Variable& rois, const Variable& roi_indices,
+                                            PoolingSize outsize, double spatial_scale,
+                                            RoiSamplingRatio sampling_ratio = {});
 
 }  // namespace rensa::functions
 

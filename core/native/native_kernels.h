@@ -27,6 +27,8 @@ public:
     void convolution_backward_filter(const ConvolutionBackwardFilterArgs& args) override;      // kernels_conv.cc
     void pool(const PoolArgs& args) override;                                                  // kernels_pool.cc
     void pool_backward(const PoolBackwardArgs& args) override;                                 // kernels_pool.cc
+    void roi_pool(const RoiPoolArgs& args) override;                                           // kernels_roi.cc
+    void roi_pool_backward(const RoiPoolBackwardArgs& args) override;                          // kernels_roi.cc
     void softmax(const SoftmaxArgs& args) override;                                            // kernels_softmax.cc
     void batch_norm(const BatchNormArgs& args) override;                                       // kernels_norm.cc
     void batch_norm_backward(const BatchNormBackwardArgs& args) override;                      // kernels_norm.cc
