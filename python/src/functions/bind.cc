@@ -16,6 +16,7 @@ void bind_functions(py::module_& m) {
     functions_bind::bind_connection(f);
     functions_bind::bind_recurrent(f);
     functions_bind::bind_pooling(f);
+    functions_bind::bind_roi(f);
     functions_bind::bind_normalization(f);
     functions_bind::bind_loss(f);
     functions_bind::bind_evaluation(f);

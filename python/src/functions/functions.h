@@ -24,6 +24,7 @@ void bind_math_products(py::module_& f);                   // math.cc: matmul, t
 void bind_connection(py::module_& f);                      // connection.cc
 void bind_recurrent(py::module_& f);                       // connection.cc: n_step_lstm, n_step_gru, ...
 void bind_pooling(py::module_& f);                         // pooling.cc
+void bind_roi(py::module_& f);                             // roi.cc: roi_pooling_2d, roi_*_align_2d, ...
 void bind_normalization(py::module_& f);                   // normalization.cc
 void bind_loss(py::module_& f);                            // loss.cc
 void bind_evaluation(py::module_& f);                      // evaluation.cc
