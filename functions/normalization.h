@@ -37,7 +37,7 @@ struct BatchNormalizationOptions {
 [[nodiscard]] Variable layer_normalization(const Variable& x, const Variable& gamma, const Variable& beta,
                                            double eps = 1e-5);
 // Group normalization of x (n, c, ...) with c split into `groups` groups (c % groups
-// == 0), then * gamma + beta (c). x.ndim must be at least 3 (ValueError otherwise).
+// == 0), then * gamma + beta (c). x.ndim must be at least 2 (DimensionError otherwise).
 [[nodiscard]] Variable group_normalization(const Variable& x, int64_t groups, const Variable& gamma,
                                            const Variable& beta, double eps = 1e-5);
 
@@ -50,8 +50,11 @@ struct LocalResponseNormalizationOptions {
 // the n neighbouring channels)^beta. No double backprop (as in Chainer).
 [[nodiscard]] Variable local_response_normalization(const Variable& x,
                                                     const LocalResponseNormalizationOptions& options = {});
-// L2 normalization along `axis`: y = x / (sqrt(sum(x^2, axis)) + eps).
+// L2 normalization along `axis`: y = x / (sqrt(sum(x^2, axis)) + eps). DimensionError for
+// an axis out of range or repeated.
 [[nodiscard]] Variable normalize(const Variable& x, double eps = 1e-5, int axis = 1);
+// The same over several axes at once (Chainer's tuple axis).
+[[nodiscard]] Variable normalize(const Variable& x, double eps, const Axes& axis);
 
 // --- Batch renormalization (issue 23).
 // Chainer's keyword arguments of batch_renormalization. The running statistics are

@@ -1,6 +1,6 @@
 // group_normalization, as Chainer composes it: x (n, c, ...) viewed as (1, n * groups,
-// rest) is batch-normalized per (sample, group) with unit scale and zero shift, then
-// scaled by gamma and shifted by beta per channel. Double backprop comes with the pieces.
+// rest) (a 2-D x (n, c) too, as in Chainer 7) is batch-normalized per (sample, group) with unit scale and zero shift,
+// then scaled by gamma and shifted by beta per channel. Double backprop comes with the pieces.
 
 #include "autograd/basic_math.h"
 #include "autograd/check.h"
@@ -15,10 +15,8 @@ namespace rensa::functions {
 Variable group_normalization(const Variable& x, int64_t groups, const Variable& gamma, const Variable& beta,
                              double eps) {
     expect_float(x, "group_normalization", "x");
-    RENSA_CHECK(x.ndim() > 2, ValueError,
-                "group_normalization: Input dimension must be greater than 2, including batch size dimension (first "
-                "dimension), got x.shape=",
-                x.shape());
+    RENSA_CHECK(x.ndim() >= 2, DimensionError,
+                "group_normalization: Expect: x.ndim >= 2, Actual: x.shape = ", x.shape());
     const int64_t batch = x.shape()[0], channels = x.shape()[1];
     RENSA_CHECK(groups > 0 && channels % groups == 0, ValueError,
                 "group_normalization: Argument: 'groups' must be a divisor of the number of channel, got groups=",

@@ -373,7 +373,7 @@ def test_layer_and_group_normalization():
     gn = ((g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + 1e-3)).reshape(x.shape)
     close(F.group_normalization(x, 2, gamma, beta, eps=1e-3), gn * gamma[:, None] + beta[:, None], 1e-4)
     with pytest.raises(ValueError):
-        F.group_normalization(rand(2, 4), 2, gamma, beta)
+        F.group_normalization(rand(2, 4, 3), 3, gamma, beta)
 
 
 def test_local_response_normalization():

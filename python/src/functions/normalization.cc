@@ -44,7 +44,12 @@ void bind_normalization(py::module_& f) {
             return F::local_response_normalization(x, {.n = n, .k = k, .alpha = alpha, .beta = beta});
         },
         py::arg("x"), py::arg("n") = 5, py::arg("k") = 2.0, py::arg("alpha") = 1e-4, py::arg("beta") = 0.75, Release());
-    f.def("normalize", &F::normalize, py::arg("x"), py::arg("eps") = 1e-5, py::arg("axis") = 1, Release());
+    f.def(
+        "normalize",
+        [](const Variable& x, double eps, const Int32s& axis) {
+            return F::normalize(x, eps, *to_axes(std::optional<Int32s>{axis}));
+        },
+        py::arg("x"), py::arg("eps") = 1e-5, py::arg("axis") = 1, Release());
 }
 
 }  // namespace rensa::python::functions_bind

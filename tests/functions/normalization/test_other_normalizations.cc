@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "autograd/grad.h"
 #include "core/ops/creation.h"
 #include "functions/normalization.h"
 #include "tests/testing/function_check.h"
@@ -69,7 +70,27 @@ TEST_CASE("group_normalization", "[functions][normalization]") {
     const Variable g(ops::ones({4})), b(ops::zeros({4}));
     CHECK_THROWS_WITH(F::group_normalization(Variable(ops::zeros({2, 4, 3})), 3, g, b),
                       Catch::Contains("must be a divisor"));
-    CHECK_THROWS_AS(F::group_normalization(Variable(ops::zeros({2, 4})), 2, g, b), ValueError);
+    CHECK_THROWS_WITH(F::group_normalization(Variable(ops::zeros({4})), 2, g, b),
+                      Catch::Contains("group_normalization: Expect: x.ndim >= 2, Actual: x.shape = (4,)"));
+}
+
+TEST_CASE("group_normalization of a 2-D x (n, c)", "[functions][normalization]") {
+    check_function({
+        .name = "group_normalization 2-D",
+        .inputs = {{.shape = {3, 6}}, {.shape = {6}, .low = 0.5, .high = 1.5}, {.shape = {6}}},
+        .func = [](const Vars& v) { return Vars{F::group_normalization(v[0], 2, v[1], v[2])}; },
+        .reference =
+            [](const Arrays& a) {
+                // Blocks of 3 channels per (sample, group).
+                const std::vector<double> xh = standardize_blocks(to_doubles(a[0]), 3, 1e-5);
+                const std::vector<double> g = to_doubles(a[1]), b = to_doubles(a[2]);
+                std::vector<double> y;
+                for (size_t i = 0; i < xh.size(); ++i) y.push_back(xh[i] * g[i % 6] + b[i % 6]);
+                return Arrays{f64(y, {3, 6})};
+            },
+        .forward_tol = {.float16 = Tolerance{5e-2, 5e-2}},
+        .backward_tol = {.float16 = Tolerance{1e-1, 1e-1}},
+    });
 }
 
 TEST_CASE("local_response_normalization", "[functions][normalization]") {
@@ -127,4 +148,51 @@ TEST_CASE("normalize", "[functions][normalization]") {
     }
     CHECK_THROWS_AS(F::normalize(Variable(ops::zeros({2, 3}, Dtype::kInt32))), DtypeError);
     CHECK_THROWS_AS(F::normalize(Variable(ops::zeros({2, 3})), 1e-5, 2), DimensionError);
+    CHECK_THROWS_AS(F::normalize(Variable(ops::zeros({2, 3})), 1e-5, Axes{1, -1}), DimensionError);
+}
+
+TEST_CASE("normalize over a tuple of axes", "[functions][normalization]") {
+    check_function({
+        .name = "normalize axis=(0, 2)",
+        .inputs = {{.shape = {2, 3, 2}, .values = away_from({0.0}, -1.0, 1.0, 0.1)}},
+        .func =
+            [](const Vars& v) {
+                return Vars{F::normalize(v[0], 1e-5, Axes{0, -1})};
+            },
+        .reference =
+            [](const Arrays& a) {
+                const std::vector<double> x = to_doubles(a[0]);
+                std::vector<double> y(x.size());
+                for (int64_t j = 0; j < 3; ++j) {
+                    double norm = 0;
+                    for (int64_t i = 0; i < 2; ++i) {
+                        for (int64_t k = 0; k < 2; ++k) norm += x[(i * 3 + j) * 2 + k] * x[(i * 3 + j) * 2 + k];
+                    }
+                    for (int64_t i = 0; i < 2; ++i) {
+                        for (int64_t k = 0; k < 2; ++k) {
+                            y[(i * 3 + j) * 2 + k] = x[(i * 3 + j) * 2 + k] / (std::sqrt(norm) + 1e-5);
+                        }
+                    }
+                }
+                return Arrays{f64(y, {2, 3, 2})};
+            },
+    });
+}
+
+TEST_CASE("normalize of a zero vector has Chainer's finite gradient", "[functions][normalization]") {
+    // Row 0 is zero: Chainer's backward gives gy / eps there, and its gradient by gy stays finite.
+    const Variable x(f64({0, 0, 3, 4}, {2, 2}), true);
+    const Variable y = F::normalize(x, 0.5);
+    const Variable gy(f64({1, 2, 1, 1}, {2, 2}), true);
+    const std::vector<Variable> gx = grad({y}, {x}, {gy}, {.enable_double_backprop = true});
+    const std::vector<double> g = to_doubles(gx[0].array());
+    CHECK(g[0] == Approx(2.0));
+    CHECK(g[1] == Approx(4.0));
+    CHECK(g[2] == Approx(4.29752066e-02));  // Chainer 7.8.1's values
+    CHECK(g[3] == Approx(-3.30578512e-03));
+    // d(gx)/d(gy) is finite at the zero row too (d/dx there is NaN in Chainer as well).
+    const std::vector<Variable> ggy = grad({gx[0]}, {gy}, {Variable(ops::ones({2, 2}, Dtype::kFloat64), false)});
+    const std::vector<double> expected{2.0, 2.0, 0.0429752066, -0.00330578512};
+    const std::vector<double> got = to_doubles(ggy[0].array());
+    for (size_t i = 0; i < 4; ++i) CHECK(got[i] == Approx(expected[i]).epsilon(1e-6));
 }
