@@ -7,6 +7,7 @@
 
 #include <concepts>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
@@ -115,8 +116,25 @@ using ItemIndex = std::variant<int64_t, Slice, NewAxis, Ellipsis, Array>;
 [[nodiscard]] Variable cast(const Variable& x, Dtype dtype);
 // A copy of x on device `dst`; the gradient is copied back to x's device.
 [[nodiscard]] Variable copy(const Variable& x, Device dst);
-// Pads with constant_values; pad_width[i] = (before, after) for axis i, one pair (or one
-// integer) for every axis. Only mode "constant" (ValueError otherwise).
+// numpy.pad's keyword arguments, which Chainer's pad passes through. A pair list holds one
+// (before, after) pair per axis or one for every axis; an unset field takes numpy's default,
+// and a field the mode does not use is a ValueError, as in numpy.
+struct PadOptions {
+    std::optional<std::vector<std::pair<double, double>>> constant_values;  // 'constant'; default 0
+    std::optional<std::vector<std::pair<double, double>>> end_values;       // 'linear_ramp'; default 0
+    // 'maximum', 'mean', 'median', 'minimum': how many values of each edge the statistic
+    // sees; default the whole axis.
+    std::optional<std::vector<std::pair<int64_t, int64_t>>> stat_length;
+    std::optional<std::string> reflect_type;  // 'reflect', 'symmetric': "even" (default) or "odd"
+};
+// numpy.pad in every mode numpy has ('constant', 'edge', 'linear_ramp', 'maximum', 'mean',
+// 'median', 'minimum', 'reflect', 'symmetric', 'wrap', 'empty'); pad_width[i] = (before,
+// after) for axis i, one pair (or one integer) for every axis. As in Chainer, the gradient
+// is the interior slice of gy whatever the mode (Note [Pad gradient]). ValueError for an
+// unknown mode, a keyword the mode does not take, or negative widths.
+[[nodiscard]] Variable pad(const Variable& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
+                           std::string_view mode, const PadOptions& options);
+// The same with one scalar constant_values.
 [[nodiscard]] Variable pad(const Variable& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
                            std::string_view mode = "constant", Scalar constant_values = 0);
 [[nodiscard]] Variable pad(const Variable& x, int64_t pad_width, std::string_view mode = "constant",

@@ -8,6 +8,7 @@
 
 #include "autograd/variable.h"
 #include "core/array.h"
+#include "functions/array.h"
 
 namespace rensa::functions::array_detail {
 
@@ -21,6 +22,15 @@ namespace rensa::functions::array_detail {
 // zeros(shape) with gy written into its view .index(index): basic_index's backward (and
 // scatter_add's building block); its backward is basic_index.
 [[nodiscard]] Variable basic_index_grad(const Variable& gy, const std::vector<Index>& index, const Shape& shape);
+
+// True for the modes numpy.pad knows by name.
+[[nodiscard]] bool is_pad_mode(std::string_view mode);
+// ValueError for a keyword numpy.pad does not take in `mode`, or a bad reflect_type.
+void check_pad_keywords(std::string_view mode, const PadOptions& options);
+// numpy.pad(x, widths, mode, **options) (one pair per axis); ValueError for a keyword the mode
+// does not take, an empty axis in a mode that reads values, or a stat_length of 0.
+[[nodiscard]] Array pad_array(const Array& x, const std::vector<std::pair<int64_t, int64_t>>& widths,
+                              std::string_view mode, const PadOptions& options);
 
 // A constant (not requiring grad) Variable of zeros.
 [[nodiscard]] Variable zeros(const Shape& shape, Dtype dtype, Device device);

@@ -49,7 +49,7 @@ SHAPE_OPS = {
     'pad': (lambda x: F.pad(x, 1, mode='constant'), lambda x: numpy.pad(x, 1)),
     'pad_pairs': (lambda x: F.pad(x, ((0, 1), (2, 0), (1, 1)), 'constant', constant_values=3),
                   lambda x: numpy.pad(x, ((0, 1), (2, 0), (1, 1)), constant_values=3)),
-    'pad_one_pair': (lambda x: F.pad(x, (1, 2)), lambda x: numpy.pad(x, (1, 2))),
+    'pad_one_pair': (lambda x: F.pad(x, (1, 2), 'constant'), lambda x: numpy.pad(x, (1, 2))),
     'where_scalar': (lambda x: F.where(x > 0, x, 0), lambda x: numpy.where(x > 0, x, 0).astype(x.dtype)),
     'where_scalar_x': (lambda x: F.where(x > 0, 1, x), lambda x: numpy.where(x > 0, 1, x).astype(x.dtype)),
     'where': (lambda x: F.where(condition=x > 0, x=x, y=-x), lambda x: numpy.abs(x)),
@@ -247,7 +247,7 @@ def test_index_and_condition_as_variables(rng):
 def test_argument_errors(rng):
     x = rng.standard_normal((2, 3, 4))
     with pytest.raises(ValueError, match='pad'):
-        F.pad(x, 1, mode='reflect')
+        F.pad(x, 1, mode='reflection')
     with pytest.raises(TypeError, match='reshape'):
         F.reshape(x, 'abc')
     with pytest.raises(TypeError, match='transpose'):

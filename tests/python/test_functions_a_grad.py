@@ -109,7 +109,7 @@ CASES = {
     'get_item': (lambda x: x[1:, [0, 2, 2]], [lambda r: r.standard_normal((3, 4))]),
     'where': (lambda x, y: F.where(numpy.array([[True, False, True]]), x, y),
               [lambda r: r.standard_normal((2, 3)), lambda r: r.standard_normal((2, 3))]),
-    'pad_tile_repeat': (lambda x: F.repeat(F.tile(F.pad(x, 1), (1, 2)), 2, axis=0),
+    'pad_tile_repeat': (lambda x: F.repeat(F.tile(F.pad(x, 1, 'constant'), (1, 2)), 2, axis=0),
                         [lambda r: r.standard_normal((2, 2))]),
     'broadcast_to_sum_to': (lambda x: F.sum_to(F.broadcast_to(x, (3, 2, 4)), (2, 1)),
                             [lambda r: r.standard_normal((2, 1))]),

@@ -26,33 +26,6 @@ Scalar to_scalar(py::handle obj, const char* op) {
                          std::string(py::str(py::type::of(obj).attr("__name__"))));
 }
 
-// numpy's pad_width: n, (n,), (before, after), or one (before, after) per axis.
-std::vector<std::pair<int64_t, int64_t>> to_pad_width(py::handle obj, int ndim) {
-    if (PyIndex_Check(obj.ptr())) {
-        const auto n = obj.cast<int64_t>();
-        return std::vector<std::pair<int64_t, int64_t>>(static_cast<size_t>(ndim), {n, n});
-    }
-    const auto seq = py::reinterpret_borrow<py::sequence>(obj);
-    const bool flat = py::len(seq) > 0 && PyIndex_Check(py::object(seq[0]).ptr());
-    if (flat) {
-        const std::vector<int64_t> pair = to_int64s(seq, "pad");
-        RENSA_CHECK(pair.size() == 1 || pair.size() == 2, ValueError,
-                    "pad: pad_width must be an int, (before, after) or one pair per axis, got ", pair.size(), " ints");
-        return std::vector<std::pair<int64_t, int64_t>>(static_cast<size_t>(ndim), {pair.front(), pair.back()});
-    }
-    std::vector<std::pair<int64_t, int64_t>> widths;
-    for (const py::object item : seq) {
-        const std::vector<int64_t> pair = to_int64s(item, "pad");
-        RENSA_CHECK(pair.size() == 1 || pair.size() == 2, ValueError,
-                    "pad: each pad_width entry must be (before, after), got ", pair.size(), " ints");
-        widths.emplace_back(pair.front(), pair.back());
-    }
-    if (widths.size() == 1) {
-        widths.resize(static_cast<size_t>(ndim), widths.front());
-    }
-    return widths;
-}
-
 // The permutation that moves axis `source` to `destination` (numpy.moveaxis).
 Axes moveaxis_permutation(int ndim, int source, int destination) {
     source = normalize_axis(source, ndim, "moveaxis");
@@ -192,12 +165,6 @@ void bind_sequences_and_copies(py::module_& f) {
     f.def(
         "copy", [](const Variable& x, py::handle dst) { return F::copy(x, to_device(dst)); }, py::arg("x"),
         py::arg("dst"));
-    f.def(
-        "pad",
-        [](const Variable& x, py::handle pad_width, const std::string& mode, py::handle constant_values) {
-            return F::pad(x, to_pad_width(pad_width, x.ndim()), mode, to_scalar(constant_values, "pad"));
-        },
-        py::arg("x"), py::arg("pad_width"), py::arg("mode") = "constant", py::arg("constant_values") = 0);
     f.def(
         "tile", [](const Variable& x, py::handle reps) { return F::tile(x, to_int64s(reps, "tile")); }, py::arg("x"),
         py::arg("reps"));

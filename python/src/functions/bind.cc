@@ -23,6 +23,7 @@ void bind_functions(py::module_& m) {
     functions_bind::bind_linalg(f, m);
     functions_bind::bind_spatial(f);
     functions_bind::bind_normloss(f);
+    functions_bind::bind_pad(f);
 }
 
 }  // namespace rensa::python
