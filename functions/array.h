@@ -64,7 +64,8 @@ template <std::integral T>
 
 // --- Indexing.
 // One term of get_item's index: core's basic terms (integer, Slice with any step, NewAxis,
-// Ellipsis) or an integer Array (numpy advanced indexing; at most one per index).
+// Ellipsis), an integer Array or a bool Array (a mask), any number of arrays (numpy's
+// advanced indexing; device index arrays wrap, Note [Device index wrap]).
 using ItemIndex = std::variant<int64_t, Slice, NewAxis, Ellipsis, Array>;
 // numpy's x[slices]: F::get_item(x, {0, Slice{1, std::nullopt, 2}, NewAxis{}}). Basic terms
 // give views; an integer array gathers (its dimensions go where numpy puts them).

@@ -5,6 +5,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/ops/elementwise.h"
 
 namespace rensa::ops {
 namespace {
@@ -15,13 +16,21 @@ void check_same_device(std::string_view op, const Array& a, std::string_view a_n
                 " is on ", b.device(), "; move them to one device with to_device");
 }
 
-// Indices as an int64 array on `device`, negatives wrapped into [0, size); throws
-// IndexError for an index outside [-size, size). Integer (and, like numpy's safe cast,
-// bool) dtypes only. Indices are small, so they are checked on the host: a GPU backend
-// would validate with a reduction on the device instead of this copy.
+// Indices as an int64 array on `device`, negatives wrapped into [0, size). Integer (and,
+// like numpy's safe cast, bool) dtypes only.
+//
+// Note [Device index wrap]: indices on the host (the native device) are checked there, and an
+// index outside [-size, size) throws IndexError, as numpy does. Indices that live on another
+// device are not copied back to be checked (that would synchronise the device on every
+// gather): they wrap modulo `size` on the device, as CuPy's take and advanced indexing do, so
+// Chainer's CUDA path and rensa's pick the same element and no kernel reads out of bounds.
 Array normalize_indices(std::string_view op, const Array& indices, int axis, int64_t size, Device device) {
     RENSA_CHECK(is_integral(indices.dtype()) || indices.dtype() == Dtype::kBool, DtypeError, op,
                 ": indices must be an integer array, got dtype ", indices.dtype());
+    if (indices.device().kind != DeviceKind::kNative) {
+        RENSA_CHECK(size > 0 || indices.size() == 0, IndexError, op, ": cannot index axis ", axis, " of size 0");
+        return mod(indices.astype(Dtype::kInt64, false), size > 0 ? size : 1).to_device(device);
+    }
     std::vector<int64_t> values = indices.to_vector<int64_t>();
     for (int64_t& v : values) {
         RENSA_CHECK(v >= -size && v < size, IndexError, op, ": index ", v, " is out of bounds for axis ", axis,

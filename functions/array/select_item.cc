@@ -2,6 +2,8 @@
 
 #include "autograd/check.h"
 #include "core/error.h"
+#include "core/ops/creation.h"
+#include "core/ops/elementwise.h"
 #include "functions/array.h"
 #include "functions/array/detail.h"
 
@@ -22,6 +24,12 @@ void check_select_item(const Variable& x, const Variable& t) {
 Variable select_item(const Variable& x, const Variable& t) {
     check_select_item(x, t);
     const int64_t batch = x.shape()[0], n = x.shape()[1];
+    if (t.device().kind != DeviceKind::kNative && n > 0) {
+        // Labels on a device are not read back (See Note [Device index wrap]): they wrap there.
+        const Array rows = ops::multiply(ops::arange(batch, Dtype::kInt64, x.device()), n);
+        const Array flat = ops::add(rows, ops::mod(t.array().astype(Dtype::kInt64, false), n));
+        return array_detail::take_along(reshape(x, {batch * n}), flat.to_device(x.device()), 0);
+    }
     std::vector<int64_t> flat = t.array().to_vector<int64_t>();
     for (int64_t i = 0; i < batch; ++i) {
         int64_t& v = flat[static_cast<size_t>(i)];

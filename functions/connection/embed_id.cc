@@ -36,7 +36,10 @@ std::string position(int64_t flat, const Shape& shape) {
     return s + (index.size() == 1 ? ",)" : ")");
 }
 
+// Checked on the host only where the ids already are (See Note [Device index wrap]: ids on a
+// device wrap there, as Chainer's CUDA path (CuPy's take) does).
 void check_ids(const Array& ids, int64_t n_vocab, std::optional<int64_t> ignore_label) {
+    if (ids.device().kind != DeviceKind::kNative) return;
     const std::vector<int64_t> values = ids.to_vector<int64_t>();
     for (size_t i = 0; i < values.size(); ++i) {
         const int64_t v = values[i];

@@ -1,6 +1,6 @@
 // rensa._core.functions, indexing: get_item (also Variable.__getitem__), select_item, where.
-// numpy's index terms become F::get_item's ItemIndex; a boolean mask becomes the integer
-// indices of its true elements, since C++'s get_item gathers with integer arrays only.
+// numpy's index terms become F::get_item's ItemIndex (integer arrays and boolean masks as
+// Arrays, any number of them).
 #include <string>
 #include <utility>
 
@@ -49,56 +49,12 @@ F::ItemIndex to_item(py::handle term) {
     return index_array(term);
 }
 
-namespace {
-
-// The integer indices of a 1-D boolean mask's true elements (numpy.flatnonzero).
-Array mask_indices(const Array& mask) {
-    const py::module_ np = py::module_::import("numpy");
-    return to_array(np.attr("flatnonzero")(to_numpy(mask)).attr("astype")("int64"));
-}
-
-// Replaces a boolean mask term by integer indices. A k-d mask (k > 1) must be the first
-// term: x's first k axes are merged (mask.shape == x.shape[:k]) so that it becomes 1-D.
-void resolve_mask(Variable& x, std::vector<F::ItemIndex>& items) {
-    for (size_t i = 0; i < items.size(); ++i) {
-        auto* array = std::get_if<Array>(&items[i]);
-        if (array == nullptr || array->dtype() != Dtype::kBool) {
-            continue;
-        }
-        const Array mask = *array;
-        if (mask.ndim() > 1) {
-            RENSA_CHECK(i == 0, NotImplementedError,
-                        "get_item: a boolean mask with ndim > 1 is supported only as the first index term");
-            RENSA_CHECK(mask.ndim() <= x.ndim(), IndexError, "get_item: a boolean mask of ndim ", mask.ndim(),
-                        " is too long for x of shape ", x.shape());
-            Shape merged{1};
-            for (int a = 0; a < x.ndim(); ++a) {
-                RENSA_CHECK(a >= mask.ndim() || mask.shape()[a] == x.shape()[a], IndexError,
-                            "get_item: boolean mask of shape ", mask.shape(), " does not match x of shape ", x.shape());
-                if (a < mask.ndim()) {
-                    merged[0] *= x.shape()[a];
-                } else {
-                    merged.push_back(x.shape()[a]);
-                }
-            }
-            x = F::reshape(x, merged);
-            items[i] = mask_indices(F::reshape(Variable(mask, false), Shape{mask.size()}).array());
-        } else {
-            items[i] = mask_indices(mask);
-        }
-    }
-}
-
 Variable get_item(const Variable& x, py::handle slices) {
     if (PyLong_Check(slices.ptr()) && !PyBool_Check(slices.ptr())) {
         return F::get_item(x, slices.cast<int64_t>());  // the common x[i], kept quick
     }
     std::vector<F::ItemIndex> items;
-    bool has_array = false;
-    const auto add = [&](py::handle term) {
-        items.push_back(to_item(term));
-        has_array = has_array || std::holds_alternative<Array>(items.back());
-    };
+    const auto add = [&](py::handle term) { items.push_back(to_item(term)); };
     if (PyTuple_Check(slices.ptr())) {
         for (py::handle term : py::reinterpret_borrow<py::tuple>(slices)) {
             add(term);
@@ -106,12 +62,7 @@ Variable get_item(const Variable& x, py::handle slices) {
     } else {
         add(slices);
     }
-    if (!has_array) {
-        return F::get_item(x, items);
-    }
-    Variable source = x;
-    resolve_mask(source, items);
-    return F::get_item(source, items);
+    return F::get_item(x, items);
 }
 
 // x and y of where: a Python number takes the other operand's dtype (a 0-d array).

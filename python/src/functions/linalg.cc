@@ -25,7 +25,7 @@ std::pair<int64_t, int64_t> to_pair(py::handle obj, const char* what) {
 }
 
 // scatter_add's slices as Chainer's ScatterAdd reads them: a list of ints is one index array,
-// another list a tuple of terms; a 1-D boolean mask becomes its true positions.
+// another list a tuple of terms (boolean masks included, as get_item takes them).
 std::vector<F::ItemIndex> to_items(py::handle slices) {
     py::object terms = py::reinterpret_borrow<py::object>(slices);
     if (py::isinstance<py::list>(slices)) {
@@ -36,16 +36,7 @@ std::vector<F::ItemIndex> to_items(py::handle slices) {
         terms = py::make_tuple(slices);
     }
     std::vector<F::ItemIndex> items;
-    for (py::handle term : terms) {
-        F::ItemIndex item = to_item(term);
-        if (auto* mask = std::get_if<Array>(&item); mask != nullptr && mask->dtype() == Dtype::kBool) {
-            RENSA_CHECK(mask->ndim() == 1, NotImplementedError,
-                        "scatter_add: only a 1-D boolean mask is supported in slices, Actual: ndim ", mask->ndim());
-            const py::module_ np = py::module_::import("numpy");
-            item = to_array(np.attr("flatnonzero")(to_numpy(*mask)).attr("astype")("int64"));
-        }
-        items.push_back(std::move(item));
-    }
+    for (py::handle term : terms) items.push_back(to_item(term));
     return items;
 }
 

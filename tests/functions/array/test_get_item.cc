@@ -1,5 +1,5 @@
-// get_item: basic terms (integers, slices with steps, NewAxis, Ellipsis) and one integer
-// array, against numpy's results written as index maps; gradients; errors.
+// get_item: basic terms (integers, slices with steps, NewAxis, Ellipsis), integer arrays
+// and boolean masks (several at once), against numpy's results written as index maps; gradients; errors.
 
 #include <catch2/catch.hpp>
 
@@ -94,6 +94,55 @@ TEST_CASE("get_item: an integer array", "[functions][array]") {
     CHECK(F::get_item(x, -2).array().to_vector<float>() == std::vector<float>{3, 4});
 }
 
+namespace {
+
+Array mask(const std::vector<int64_t>& values, const Shape& shape) {
+    return Array::from_vector(values, shape).astype(Dtype::kBool);
+}
+
+}  // namespace
+
+TEST_CASE("get_item: several advanced indices and masks, as numpy", "[functions][array]") {
+    // x (2, 3, 4)[[0, 1], :, [1, 2]] -> (2, 3): separated, so the broadcast dimension goes first.
+    check_item("get_item two arrays apart", {2, 3, 4}, {int_array({0, 1}, {2}), Slice{}, int_array({1, 2}, {2})},
+               {2, 3}, [](Idx i) {
+                   return Idx{i[0], i[1], 1 + i[0]};
+               });
+    // x[[0, 1], [1, 2]] -> (2, 4): adjacent, in place.
+    check_item("get_item two adjacent arrays", {2, 3, 4}, {int_array({0, 1}, {2}), int_array({1, -1}, {2})}, {2, 4},
+               [](Idx i) {
+                   return Idx{i[0], i[0] == 0 ? 1 : 2, i[1]};
+               });
+    // x[:, [[0], [1]], [1, 2]] -> (2, 2, 2): the arrays broadcast to (2, 2) at axis 1.
+    check_item("get_item broadcast arrays", {2, 3, 4}, {Slice{}, int_array({0, 1}, {2, 1}), int_array({1, 2}, {2})},
+               {2, 2, 2}, [](Idx i) {
+                   return Idx{i[0], i[1], 1 + i[2]};
+               });
+    // x[:, [2, 0], 1:3, [1, 1]] over x (2, 3, 3, 2): separated by a slice -> (2, 2, 2).
+    check_item("get_item arrays around a slice", {2, 3, 3, 2},
+               {Slice{}, int_array({2, 0}, {2}), Slice{1, 3}, int_array({1, 1}, {2})}, {2, 2, 2}, [](Idx i) {
+                   return Idx{i[1], i[0] == 0 ? 2 : 0, 1 + i[2], 1};
+               });
+    // x[[True, False], :, [1, 2]] -> (1, 3)... the mask is one array ([0]), broadcast with [1, 2]: (2, 3).
+    check_item("get_item mask with an array", {2, 3, 4}, {mask({1, 0}, {2}), Slice{}, int_array({1, 2}, {2})}, {2, 3},
+               [](Idx i) {
+                   return Idx{0, i[1], 1 + i[0]};
+               });
+    // x[mask (2, 3)] with true at (0, 1), (1, 0), (1, 2) -> (3, 4).
+    check_item("get_item 2-d mask", {2, 3, 4}, {mask({0, 1, 0, 1, 0, 1}, {2, 3})}, {3, 4}, [](Idx i) {
+        const int64_t rows[] = {0, 1, 1}, cols[] = {1, 0, 2};
+        return Idx{rows[i[0]], cols[i[0]], i[1]};
+    });
+    // x[1, mask (3, 4) over the last two axes] -> (2,) with true at (0, 3), (2, 1).
+    std::vector<int64_t> flags(12, 0);
+    flags[3] = flags[9] = 1;
+    check_item("get_item int and mask", {2, 3, 4}, {int64_t{1}, mask(flags, {3, 4})}, {2}, [](Idx i) {
+        return Idx{1, i[0] == 0 ? 0 : 2, i[0] == 0 ? 3 : 1};
+    });
+    // x[:, mask (3,)] with all false -> (2, 0, 4).
+    check_item("get_item empty mask", {2, 3, 4}, {Slice{}, mask({0, 0, 0}, {3})}, {2, 0, 4}, [](Idx i) { return i; });
+}
+
 TEST_CASE("get_item: errors", "[functions][array]") {
     const Variable x(ops::zeros({3, 4}));
     CHECK_THROWS_WITH(F::get_item(x, {Slice{}, int64_t{4}}),
@@ -104,8 +153,12 @@ TEST_CASE("get_item: errors", "[functions][array]") {
     CHECK_THROWS_WITH(F::get_item(x, int_array({0, 1, 2, -4}, {2, 2})), Catch::Contains("index -4 at position (1, 1)"));
     CHECK_THROWS_AS(F::get_item(x, {int64_t{0}, int64_t{0}, int64_t{0}}), IndexError);
     CHECK_THROWS_AS(F::get_item(x, {Ellipsis{}, Ellipsis{}}), IndexError);
-    CHECK_THROWS_AS(F::get_item(x, {int_array({0}, {1}), int_array({0}, {1})}), NotImplementedError);
-    CHECK_THROWS_AS(F::get_item(x, ops::zeros({2}, Dtype::kBool)), DtypeError);
+    CHECK_THROWS_WITH(F::get_item(x, ops::zeros({2}, Dtype::kBool)),
+                      Catch::Contains("boolean index did not match indexed array along dimension 0; dimension is 3 "
+                                      "but corresponding boolean dimension is 2"));
+    CHECK_THROWS_WITH(F::get_item(x, {int_array({0, 1}, {2}), int_array({0, 1, 2}, {3})}),
+                      Catch::Contains("get_item: shapes (2,) and (3,) cannot be broadcast"));
+    CHECK_THROWS_AS(F::get_item(x, ops::zeros({}, Dtype::kBool)), NotImplementedError);
     CHECK_THROWS_AS(F::get_item(x, ops::zeros({2})), DtypeError);
     CHECK_THROWS_AS(F::get_item(x, {Slice{0, 2, 0}}), ValueError);
 }
