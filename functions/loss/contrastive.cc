@@ -72,7 +72,7 @@ Variable contrastive(const Variable& x0, const Variable& x1, const Variable& y, 
     RENSA_CHECK(x0.shape()[0] == y.shape()[0], DimensionError,
                 "contrastive: Expect: x0.shape[0] == y.shape[0], Actual: ", x0.shape()[0], " != ", y.shape()[0]);
     RENSA_CHECK(x0.shape()[0] > 0, DimensionError, "contrastive: Expect: x0.shape[0] > 0, Actual: 0");
-    detail::check_loss_label_range("contrastive", "y", y.array(), 2);
+    detail::check_loss_labels("contrastive", "y", y.array(), 2);
     return std::make_shared<Contrastive>(margin, reduce == "mean")->apply({x0, x1, y})[0];
 }
 

@@ -21,12 +21,16 @@ struct SoftmaxCrossEntropyOptions {
     // Compose differentiable functions so the gradient can be differentiated again;
     // otherwise one fused node whose gradient is not differentiable (as in Chainer).
     bool enable_double_backprop = false;
+    // For a float t (soft targets): "cross-entropy" or "kl-divergence".
+    std::string soft_target_loss = "cross-entropy";
 };
 
 // Cross entropy of softmax(x) along axis 1 against integer labels t (x.shape without
-// axis 1); labels equal to ignore_label count 0. Throws DtypeError (x not float or t not
-// integer), DimensionError (shapes), ValueError (a label out of [0, x.shape[1]) that is
-// not ignore_label, named with its position; a bad `reduce`).
+// axis 1); labels equal to ignore_label count 0. A float t of x's shape is a soft target,
+// a distribution over axis 1 (Note [Soft target semantics]: normalize, class_weight and
+// ignore_label do not apply). Throws DtypeError (x not float or t neither integer nor
+// float), DimensionError (shapes), ValueError (a label out of [0, x.shape[1]) that is not
+// ignore_label, named with its position; a bad `reduce` or `soft_target_loss`).
 [[nodiscard]] Variable softmax_cross_entropy(const Variable& x, const Variable& t,
                                              const SoftmaxCrossEntropyOptions& options = {});
 

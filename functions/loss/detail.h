@@ -12,7 +12,15 @@
 #include "autograd/variable.h"
 #include "core/error.h"
 
+namespace rensa::functions {
+struct SoftmaxCrossEntropyOptions;
+}  // namespace rensa::functions
+
 namespace rensa::functions::detail {
+
+// softmax_cross_entropy against float targets t of x's shape (softmax_cross_entropy_soft.cc).
+[[nodiscard]] Variable soft_target_softmax_cross_entropy(const Variable& x, const Variable& t,
+                                                         const SoftmaxCrossEntropyOptions& options);
 
 // Throws ValueError unless `reduce` is one of `valid`, with Chainer's message:
 // "only 'sum', 'mean' and 'no' are valid for 'reduce', but 'x' is given".
@@ -41,6 +49,14 @@ inline std::vector<int64_t> check_loss_label_range(std::string_view function, st
                     " at flat position ", i, " is ", v, ", outside [0, ", high, ")");
     }
     return values;
+}
+
+// check_loss_label_range where t is on the host; labels on a device are not copied back to
+// be checked (See Note [Device index wrap] in core/ops/indexing.cc: the gathers they drive
+// wrap there, as in Chainer's CUDA path, where no label check runs either).
+inline void check_loss_labels(std::string_view function, std::string_view name, const Array& t, int64_t high,
+                              std::optional<int64_t> ignore = std::nullopt) {
+    if (t.device().kind == DeviceKind::kNative) (void)check_loss_label_range(function, name, t, high, ignore);
 }
 
 }  // namespace rensa::functions::detail

@@ -60,7 +60,7 @@ Variable hinge(const Variable& x, const Variable& t, std::string_view norm, std:
     expect_ndim(t, 1, "hinge", "t");
     RENSA_CHECK(x.shape()[0] == t.shape()[0], DimensionError,
                 "hinge: Expect: x.shape[0] == t.shape[0], Actual: ", x.shape()[0], " != ", t.shape()[0]);
-    detail::check_loss_label_range("hinge", "t", t.array(), x.shape()[1]);
+    detail::check_loss_labels("hinge", "t", t.array(), x.shape()[1]);
     return std::make_shared<Hinge>(norm == "L2", reduce == "mean")->apply({x, t})[0];
 }
 

@@ -114,7 +114,7 @@ Array make_samples(const NegativeSampler& sampler, const Array& t, int64_t n, in
                 "negative_sampling: sampler must return integer ids of shape ", shape);
     const Array samples = drawn.to_device(t.device()).astype(Dtype::kInt64);
     samples.index({Slice{}, int64_t{0}}).assign(ops::where(ops::equal(t, kIgnoreLabel), 0, t));
-    detail::check_loss_label_range("negative_sampling", "samples", samples, vocab);
+    detail::check_loss_labels("negative_sampling", "samples", samples, vocab);
     return samples;
 }
 
@@ -125,7 +125,7 @@ Variable negative_sampling(const Variable& x, const Variable& t, const Variable&
     detail::check_loss_reduce("negative_sampling", reduce, {"sum", "no"});
     check_inputs(x, t, W, sample_size);
     const int64_t vocab = W.shape()[0];
-    detail::check_loss_label_range("negative_sampling", "t", t.array(), vocab, kIgnoreLabel);
+    detail::check_loss_labels("negative_sampling", "t", t.array(), vocab, kIgnoreLabel);
     const Array samples = make_samples(sampler, t.array(), x.shape()[0], sample_size, vocab);
     const Array mask = ops::not_equal(t.array(), kIgnoreLabel);
     return std::make_shared<NegativeSampling>(samples, mask, reduce == "sum")->apply({x, t, W})[0];

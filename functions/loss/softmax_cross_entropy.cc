@@ -4,6 +4,7 @@
 // enable_double_backprop the loss is composed of differentiable functions instead.
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -18,6 +19,7 @@
 #include "core/ops/reduction.h"
 #include "core/ops/softmax.h"
 #include "functions/loss.h"
+#include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
@@ -26,13 +28,15 @@ Dtype compute_dtype(Dtype x) { return x == Dtype::kFloat16 || x == Dtype::kBFloa
 
 // What forward and backward share: which logits the labels pick and how much each counts.
 struct Picks {
-    Array flat;          // int64 (t.size): flat index in x of each sample's labelled logit
-    Array weight;        // compute dtype (t's shape): class weight of the label, 0 where ignored
-    double coeff = 1.0;  // reduce "mean": 1 / max(count, 1)
+    Array flat;    // int64 (t.size): flat index in x of each sample's labelled logit
+    Array weight;  // compute dtype (t's shape): class weight of the label, 0 where ignored
+    Array coeff;   // 0-d, compute dtype; reduce "mean": 1 / max(count, 1)
 };
 
 // t as an int64 array with ignored labels replaced by 0, and the flat indices it picks.
-Picks make_picks(const Array& x, const Array& t, const SoftmaxCrossEntropyOptions& o, int64_t count) {
+// `count` is the divisor of reduce "mean" when known on the host; unset, it is the number of
+// non-ignored labels counted on t's device.
+Picks make_picks(const Array& x, const Array& t, const SoftmaxCrossEntropyOptions& o, std::optional<int64_t> count) {
     const Dtype cd = compute_dtype(x.dtype());
     const Array valid = ops::not_equal(t, o.ignore_label);
     const Array tc = ops::where(valid, t.astype(Dtype::kInt64, false), 0);
@@ -46,7 +50,9 @@ Picks make_picks(const Array& x, const Array& t, const SoftmaxCrossEntropyOption
     }
     Array weight = valid.astype(cd);
     if (o.class_weight.defined()) weight = ops::multiply(weight, ops::take(o.class_weight.astype(cd, false), tc));
-    return {flat, weight, 1.0 / static_cast<double>(std::max<int64_t>(count, 1))};
+    const Array coeff = count ? ops::full({}, 1.0 / static_cast<double>(std::max<int64_t>(*count, 1)), cd, x.device())
+                              : ops::divide(1.0, ops::maximum(ops::sum(valid.astype(cd)), 1.0)).astype(cd, false);
+    return {flat, weight, coeff};
 }
 
 // gx = (softmax(x) - onehot(t)) * weight * scale, per sample; the fused node's gradient.
@@ -81,7 +87,7 @@ private:
 
 class SoftmaxCrossEntropy : public FunctionNode {
 public:
-    SoftmaxCrossEntropy(SoftmaxCrossEntropyOptions options, int64_t count)
+    SoftmaxCrossEntropy(SoftmaxCrossEntropyOptions options, std::optional<int64_t> count)
         : options_{std::move(options)}, count_{count} {}
     std::vector<Array> forward(const std::vector<Array>& in) override {
         const Array& x = in[0];
@@ -100,7 +106,7 @@ public:
         }
         const Array loss = ops::multiply(log_p, picks_.weight);
         if (options_.reduce == "no") return {ops::negative(loss).astype(x.dtype(), false)};
-        return {ops::multiply(ops::sum(loss), -picks_.coeff).astype(x.dtype(), false)};
+        return {ops::multiply(ops::sum(loss), ops::negative(picks_.coeff)).astype(x.dtype(), false)};
     }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
         auto grad =
@@ -111,7 +117,7 @@ public:
 
 private:
     SoftmaxCrossEntropyOptions options_;
-    int64_t count_;
+    std::optional<int64_t> count_;
     Picks picks_;
     Array x_, y_;
 };
@@ -119,7 +125,7 @@ private:
 // Chainer's _double_backward_softmax_cross_entropy: -log_softmax(x) weighted by a
 // constant one-hot array, summed over the classes.
 Variable double_backprop_loss(const Variable& x, const Variable& t, const SoftmaxCrossEntropyOptions& o,
-                              int64_t count) {
+                              std::optional<int64_t> count) {
     const Picks picks = make_picks(x.array(), t.array(), o, count);
     const Array onehot = ops::zeros({x.size()}, x.dtype(), x.device());
     ops::scatter_add(onehot, picks.flat, picks.weight.reshape({t.size()}));
@@ -127,7 +133,7 @@ Variable double_backprop_loss(const Variable& x, const Variable& t, const Softma
     const Variable log_y = z - log(sum(exp(z), Axes{1}, true));
     const Variable loss = -sum(log_y * Variable(onehot.reshape(x.shape()), false), Axes{1});
     if (o.reduce == "no") return loss;
-    return sum(loss) * picks.coeff;
+    return sum(loss) * Variable(picks.coeff.astype(x.dtype(), false), false);
 }
 
 std::string position(int64_t flat, const Shape& shape) {
@@ -182,9 +188,27 @@ void check_inputs(const Variable& x, const Variable& t, const SoftmaxCrossEntrop
 }  // namespace
 
 Variable softmax_cross_entropy(const Variable& x, const Variable& t, const SoftmaxCrossEntropyOptions& options) {
+    RENSA_CHECK(options.soft_target_loss == "cross-entropy" || options.soft_target_loss == "kl-divergence", ValueError,
+                "softmax_cross_entropy: soft_target_loss must be 'cross-entropy' or 'kl-divergence', but '",
+                options.soft_target_loss, "' is given");
+    expect_defined(x, "softmax_cross_entropy", "x");
+    expect_defined(t, "softmax_cross_entropy", "t");
+    if (is_float(t.dtype())) {
+        RENSA_CHECK(options.reduce == "mean" || options.reduce == "no", ValueError,
+                    "softmax_cross_entropy: only 'mean' and 'no' are valid for 'reduce', but '", options.reduce,
+                    "' is given");
+        return detail::soft_target_softmax_cross_entropy(x, t, options);
+    }
     check_inputs(x, t, options);
-    const int64_t valid = check_labels(t.array(), x.shape()[1], options.ignore_label);
-    const int64_t count = options.normalize ? valid : x.shape()[0];
+    // Labels on the host are checked and counted there; labels on a device are neither read
+    // back nor checked (See Note [Device index wrap]) and are counted on the device.
+    std::optional<int64_t> count;
+    if (!options.normalize) {
+        count = x.shape()[0];
+        if (t.device().kind == DeviceKind::kNative) (void)check_labels(t.array(), x.shape()[1], options.ignore_label);
+    } else if (t.device().kind == DeviceKind::kNative) {
+        count = check_labels(t.array(), x.shape()[1], options.ignore_label);
+    }
     if (options.enable_double_backprop) return double_backprop_loss(x, t, options, count);
     return std::make_shared<SoftmaxCrossEntropy>(options, count)->apply({x, t})[0];
 }

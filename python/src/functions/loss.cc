@@ -13,13 +13,14 @@ using Release = py::call_guard<py::gil_scoped_release>;
 
 Variable softmax_cross_entropy(const Variable& x, const Variable& t, bool normalize, bool cache_score,
                                const py::object& class_weight, int64_t ignore_label, std::string reduce,
-                               bool enable_double_backprop) {
+                               bool enable_double_backprop, std::string soft_target_loss) {
     const F::SoftmaxCrossEntropyOptions options{.normalize = normalize,
                                                 .cache_score = cache_score,
                                                 .class_weight = to_array_or_undefined(class_weight),
                                                 .ignore_label = ignore_label,
                                                 .reduce = std::move(reduce),
-                                                .enable_double_backprop = enable_double_backprop};
+                                                .enable_double_backprop = enable_double_backprop,
+                                                .soft_target_loss = std::move(soft_target_loss)};
     py::gil_scoped_release release;
     return F::softmax_cross_entropy(x, t, options);
 }
@@ -77,7 +78,8 @@ void bind_loss(py::module_& f) {
           "Elementwise absolute error |x0 - x1| (Chainer's F.absolute_error).");
     f.def("softmax_cross_entropy", &softmax_cross_entropy, py::arg("x"), py::arg("t"), py::arg("normalize") = true,
           py::arg("cache_score") = true, py::arg("class_weight") = py::none(), py::arg("ignore_label") = -1,
-          py::arg("reduce") = "mean", py::arg("enable_double_backprop") = false);
+          py::arg("reduce") = "mean", py::arg("enable_double_backprop") = false,
+          py::arg("soft_target_loss") = "cross-entropy");
     f.def(
         "sigmoid_cross_entropy",
         [](const Variable& x, const Variable& t, bool normalize, std::string reduce) {

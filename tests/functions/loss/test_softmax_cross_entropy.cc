@@ -89,8 +89,9 @@ TEST_CASE("softmax_cross_entropy errors", "[functions][loss]") {
     const Variable t(Array::from_vector<int32_t>({0, 7, 1}, {3}), false);
     CHECK_THROWS_WITH(F::softmax_cross_entropy(x, t), Catch::Contains("label 7 at t[1]"));
     CHECK_THROWS_AS(F::softmax_cross_entropy(x, t), ValueError);
-    const Variable tf(ops::zeros({3}), false);
-    CHECK_THROWS_AS(F::softmax_cross_entropy(x, tf), DtypeError);
+    const Variable tf(ops::zeros({3}), false);  // a float t is a soft target of x's shape
+    CHECK_THROWS_AS(F::softmax_cross_entropy(x, tf), DimensionError);
+    CHECK_THROWS_AS(F::softmax_cross_entropy(x, Variable(ops::zeros({3}, Dtype::kBool), false)), DtypeError);
     const Variable t2(Array::from_vector<int32_t>({0, 1}, {2}), false);
     CHECK_THROWS_AS(F::softmax_cross_entropy(x, t2), DimensionError);
     const Variable ok(Array::from_vector<int32_t>({0, 1, -1}, {3}), false);
