@@ -2,12 +2,18 @@
 #include <string>
 #include <vector>
 
+#include "autograd/basic_math.h"
 #include "autograd/check.h"
 #include "autograd/function_node.h"
+#include "autograd/grad.h"
+#include "autograd/modes.h"
+#include "autograd/shape_ops.h"
 #include "core/ops/creation.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/indexing.h"
 #include "core/ops/reduction.h"
+#include "functions/activation.h"
+#include "functions/connection.h"
 #include "functions/loss.h"
 #include "functions/loss/detail.h"
 
@@ -31,12 +37,19 @@ Scores scores(const Array& x, const Array& W, const Array& samples, Dtype dtype)
 }
 
 // gx = sum_k g_k W[ids_k], gW[ids_k] += g_k x with g = gy s sigmoid(s f) (masked rows zero).
-// Chainer computes second derivatives here; rensa does not (yet): its backward throws.
+//
+// Note [Negative sampling double backprop]: the second derivatives (Chainer 7's
+// NegativeSamplingFunctionGrad.backward) are those of the scalar
+// S = <ggx, gx> + <ggW, gW> = sum_{n,k} g_nk (ggx_n . W[ids_nk] + ggW[ids_nk] . x_n),
+// which needs gathers only (no scatter). backward composes S of differentiable functions
+// (embed_id gathers the rows) and lets autograd differentiate it by x, W and gy, so third
+// and higher derivatives come too.
 class NegativeSamplingGrad : public FunctionNode {
 public:
     NegativeSamplingGrad(Array samples, Array sign, Array mask, bool sum)
         : samples_{std::move(samples)}, sign_{std::move(sign)}, mask_{std::move(mask)}, sum_{sum} {}
     std::vector<Array> forward(const std::vector<Array>& in) override {
+        retain_inputs({0, 1, 2});
         const Array &x = in[0], &W = in[1];
         const Dtype dtype = compute_dtype(x.dtype());
         const Scores s = scores(x, W, samples_, dtype);
@@ -50,8 +63,31 @@ public:
         ops::scatter_add(gW, samples_, ops::multiply(g3, xd.reshape({xd.shape()[0], 1, xd.shape()[1]})), 0);
         return {gx.astype(x.dtype(), false), gW.astype(W.dtype(), false)};
     }
-    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>&) override {
-        RENSA_THROW(NotImplementedError, "negative_sampling: double backprop is not supported");
+    std::vector<Variable> backward(const Indexes& targets, const std::vector<Variable>& ggs) override {
+        // S is built with the graph on, also when the caller's backward records none (the
+        // inner grad needs it); the results keep a graph only when the caller's does.
+        const bool keep_graph = is_backprop_enabled();
+        ForceBackpropMode record;
+        const Variable x = retained_input(0), W = retained_input(1), gy = retained_input(2);
+        const int64_t n = x.shape()[0], d = x.shape()[1];
+        const Variable ids(samples_, false);
+        const Variable w = embed_id(ids, W);  // (N, K, D)
+        const Variable x3 = reshape(x, {n, 1, d});
+        const Variable sign(sign_.astype(x.dtype(), false), false);
+        const Variable mask(mask_.astype(x.dtype(), false), false);  // (N, 1)
+        const Variable igy = sum_ ? mask * broadcast_to(gy, mask.shape()) : mask * reshape(gy, {n, 1});
+        const Variable g = igy * sign * sigmoid(sign * sum(w * x3, Axes{2}));  // (N, K)
+        Variable s;
+        if (ggs[0].defined()) s = sum(g * sum(w * reshape(ggs[0], {n, 1, d}), Axes{2}));
+        if (ggs[1].defined()) {
+            const Variable term = sum(g * sum(embed_id(ids, ggs[1]) * x3, Axes{2}));
+            s = s.defined() ? s + term : term;
+        }
+        std::vector<Variable> inputs{x, W, gy}, out;
+        const std::vector<Variable> grads =
+            s.defined() ? grad({s}, inputs, {}, {.enable_double_backprop = keep_graph}) : std::vector<Variable>(3);
+        for (const int i : targets) out.push_back(grads[static_cast<size_t>(i)]);
+        return out;
     }
     std::string label() const override { return "NegativeSamplingGrad"; }
 
