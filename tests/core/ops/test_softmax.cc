@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/ops/creation.h"
+#include "core/ops/elementwise.h"
 #include "core/ops/softmax.h"
 #include "tests/testing/testing.h"
 
@@ -76,7 +77,25 @@ TEST_CASE("softmax: rows, columns and strided paths", "[core][ops][softmax]") {
     check_softmax({4, 70}, -1);  // rows longer than the lanes
     check_softmax({7}, 0);
     check_softmax({1, 6, 1}, 1);
-    check_softmax({3, 1}, 1);  // one element per row: 1 (log: 0)
+    check_softmax({3, 1}, 1);       // one element per row: 1 (log: 0)
+    check_softmax({70, 10}, 1);     // short rows in blocks, the last one partial
+    check_softmax({2, 35, 3}, -1);  // short rows over merged kept dims
+}
+
+TEST_CASE("softmax: blocks of short rows give the scalar rows' bits", "[core][ops][softmax]") {
+    // Note [Short softmax rows]: the contiguous (70, 10) input takes the row blocks, the same
+    // values seen through a step-2 view the one-row-at-a-time path.
+    for (const Dtype dtype : {Dtype::kFloat32, Dtype::kFloat64, Dtype::kFloat16}) {
+        const Array wide =
+            ops::multiply(ops::sin(ops::arange(0.0, 1400.0, 1.0, Dtype::kFloat64)), 3.0).reshape({70, 20});
+        const Array strided = wide.astype(dtype).index({Slice{}, Slice{std::nullopt, std::nullopt, 2}});
+        const Array contiguous = strided.copy();
+        for (const bool log : {false, true}) {
+            const Array a = log ? ops::log_softmax(contiguous, 1) : ops::softmax(contiguous, 1);
+            const Array b = log ? ops::log_softmax(strided, 1) : ops::softmax(strided, 1);
+            CHECK(testing::to_doubles(a) == testing::to_doubles(b));
+        }
+    }
 }
 
 TEST_CASE("softmax: large values are stable, -inf gives 0", "[core][ops][softmax]") {
