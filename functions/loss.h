@@ -75,7 +75,7 @@ struct CTCOptions {
 // CTC loss -log p(t | x) of unnormalized scores x (a list over time of (B, V) Variables)
 // with labels t (B, L) (values in [0, V) other than blank_symbol). The gradient is
 // Chainer's: softmax(x) minus the label posteriors, zero past input_length. Computed on
-// the host in float64; not double-differentiable.
+// the scores' device in float64; not double-differentiable.
 [[nodiscard]] Variable connectionist_temporal_classification(const std::vector<Variable>& x, const Variable& t,
                                                              int64_t blank_symbol, const CTCOptions& options = {});
 

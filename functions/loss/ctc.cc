@@ -1,136 +1,34 @@
 // Connectionist temporal classification (Graves et al., 2006), Chainer's F.connectionist_temporal_classification.
-// The alpha/beta recursions run on the host in float64 log space; inputs on another device
-// are copied over and the results copied back.
+// The forward-backward recursions run on the scores' device (functions/loss/ctc_recursion.cc,
+// Note [CTC on devices]); the loss node keeps the gradient they give.
 
-#include <algorithm>
-#include <cmath>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <vector>
 
 #include "autograd/check.h"
 #include "autograd/function_node.h"
 #include "core/ops/creation.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/manipulation.h"
+#include "core/ops/reduction.h"
 #include "functions/loss.h"
 #include "functions/loss/detail.h"
 
 namespace rensa::functions {
 namespace {
 
-// log(0) as Chainer's zero_padding: finite, so impossible alignments give a huge loss, not NaN.
-constexpr double kLogZero = -1e10;
-
-// v[i] with a signed index (the sizes here are int64_t, as Shape's).
-template <class Vector>
-auto& at(Vector& v, int64_t i) {
-    return v[static_cast<size_t>(i)];
-}
-
-double logaddexp(double a, double b) {
-    const double m = std::max(a, b);
-    return m + std::log(std::exp(a - m) + std::exp(b - m));
-}
-
-// Everything on the host: log-softmax of the scores, labels and lengths.
-struct Problem {
-    int64_t T, B, V, L, blank;
-    std::vector<double> logy;  // (T, B, V)
-    std::vector<int64_t> labels, input_length, label_length;
-    double logy_at(int64_t t, int64_t b, int64_t v) const { return at(logy, (t * B + b) * V + v); }
-};
-
-void log_softmax_rows(Problem& p, const std::vector<Array>& xs) {
-    for (int64_t t = 0; t < p.T; ++t) {
-        const std::vector<double> x = at(xs, t).to_vector<double>();
-        for (int64_t b = 0; b < p.B; ++b) {
-            const double* row = x.data() + b * p.V;
-            const double m = *std::max_element(row, row + p.V);
-            double s = 0;
-            for (int64_t v = 0; v < p.V; ++v) s += std::exp(row[v] - m);
-            for (int64_t v = 0; v < p.V; ++v) at(p.logy, (t * p.B + b) * p.V + v) = row[v] - m - std::log(s);
-        }
-    }
-}
-
-// blank, l1, blank, l2, ..., blank for sequence b.
-std::vector<int64_t> label_path(const Problem& p, int64_t b) {
-    std::vector<int64_t> path{p.blank};
-    for (int64_t i = 0; i < at(p.label_length, b); ++i) {
-        path.push_back(at(p.labels, b * p.L + i));
-        path.push_back(p.blank);
-    }
-    return path;
-}
-
-// One step of the recursion: out[s] = logsumexp over the allowed predecessors of s (s,
-// s - dir, and s - 2 dir when the symbol there differs and is not blank) + log y(path[s]).
-std::vector<double> transition(const Problem& p, const std::vector<int64_t>& path, const std::vector<double>& prev,
-                               int64_t t, int64_t b, int dir) {
-    const int64_t S = static_cast<int64_t>(path.size());
-    std::vector<double> out(static_cast<size_t>(S), kLogZero);
-    for (int64_t s = 0; s < S; ++s) {
-        double acc = at(prev, s);
-        const int64_t s1 = s - dir, s2 = s - 2 * dir;
-        if (s1 >= 0 && s1 < S) acc = logaddexp(acc, at(prev, s1));
-        if (s2 >= 0 && s2 < S && at(path, s) != p.blank && at(path, s) != at(path, s2)) {
-            acc = logaddexp(acc, at(prev, s2));
-        }
-        at(out, s) = acc + p.logy_at(t, b, at(path, s));
-    }
-    return out;
-}
-
-// d loss / d x at frame t of sequence b: softmax(x) minus the posteriors of the path
-// positions labelled v, sum_s exp(alpha + beta - log y - log p) (alpha and beta both hold y).
-void frame_grad(const Problem& p, const std::vector<int64_t>& path, const std::vector<double>& alpha,
-                const std::vector<double>& beta, double logp, int64_t t, int64_t b, std::vector<double>& grad) {
-    double* g = grad.data() + (t * p.B + b) * p.V;
-    for (int64_t v = 0; v < p.V; ++v) g[v] = std::exp(p.logy_at(t, b, v));
-    for (int64_t s = 0; s < static_cast<int64_t>(path.size()); ++s) {
-        const int64_t v = at(path, s);
-        g[v] -= std::exp(at(alpha, s) + at(beta, s) - p.logy_at(t, b, v) - logp);
-    }
-}
-
-// Loss of sequence b; writes its gradient into grad (T, B, V) (zero past input_length).
-double sequence_loss(const Problem& p, int64_t b, std::vector<double>& grad) {
-    const std::vector<int64_t> path = label_path(p, b);
-    const int64_t S = static_cast<int64_t>(path.size()), Tb = at(p.input_length, b);
-    if (Tb == 0) return S == 1 ? 0.0 : -kLogZero;
-    // Virtual steps before t = 0 (forward) and after Tb - 1 (backward) start the recursions.
-    std::vector<double> start(static_cast<size_t>(S), kLogZero), end(static_cast<size_t>(S), kLogZero);
-    at(start, 0) = 0;
-    at(end, S - 1) = 0;
-    std::vector<std::vector<double>> alpha(static_cast<size_t>(Tb)), beta(static_cast<size_t>(Tb));
-    for (int64_t t = 0; t < Tb; ++t) at(alpha, t) = transition(p, path, t == 0 ? start : at(alpha, t - 1), t, b, 1);
-    for (int64_t t = Tb - 1; t >= 0; --t) {
-        at(beta, t) = transition(p, path, t == Tb - 1 ? end : at(beta, t + 1), t, b, -1);
-    }
-    const std::vector<double>& last = at(alpha, Tb - 1);
-    const double logp = S > 1 ? logaddexp(at(last, S - 1), at(last, S - 2)) : last[0];
-    for (int64_t t = 0; t < Tb; ++t) frame_grad(p, path, at(alpha, t), at(beta, t), logp, t, b, grad);
-    return -logp;
-}
-
 // gx_t = grad_t * gy (/ B for "mean"), from the gradient kept by the forward pass.
 class CTCGrad : public FunctionNode {
 public:
-    CTCGrad(std::shared_ptr<const std::vector<double>> grad, Problem shape, bool mean, Dtype dtype, Device device)
-        : grad_{std::move(grad)}, p_{std::move(shape)}, mean_{mean}, dtype_{dtype}, device_{device} {}
+    CTCGrad(Array grad, bool mean, Dtype dtype) : grad_{std::move(grad)}, mean_{mean}, dtype_{dtype} {}
     std::vector<Array> forward(const std::vector<Array>& in) override {
-        const std::vector<double> gy = in[0].to_vector<double>();
+        const int64_t T = grad_.shape()[0], B = grad_.shape()[1];
+        const Array gy = in[0].to_device(grad_.device()).astype(Dtype::kFloat64, false);
+        const Array scale = mean_ ? ops::divide(gy, static_cast<double>(B)) : gy.reshape({1, B, 1});
+        const Array g = ops::multiply(grad_, scale);
         std::vector<Array> gxs;
-        for (int64_t t = 0; t < p_.T; ++t) {
-            std::vector<double> g(static_cast<size_t>(p_.B * p_.V));
-            for (int64_t b = 0; b < p_.B; ++b) {
-                const double scale = mean_ ? gy[0] / static_cast<double>(p_.B) : at(gy, b);
-                for (int64_t v = 0; v < p_.V; ++v) {
-                    at(g, b * p_.V + v) = scale * at(*grad_, (t * p_.B + b) * p_.V + v);
-                }
-            }
-            gxs.push_back(Array::from_vector(g, {p_.B, p_.V}, device_).astype(dtype_));
-        }
+        for (int64_t t = 0; t < T; ++t) gxs.push_back(g[t].astype(dtype_));
         return gxs;
     }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>&) override {
@@ -139,45 +37,39 @@ public:
     std::string label() const override { return "ConnectionistTemporalClassificationGrad"; }
 
 private:
-    std::shared_ptr<const std::vector<double>> grad_;
-    Problem p_;  // sizes only
+    Array grad_;  // (T, B, V) float64, unscaled
     bool mean_;
     Dtype dtype_;
-    Device device_;
 };
 
 // Inputs: x_0 ... x_{T-1}; the labels and lengths are held by the node.
 class ConnectionistTemporalClassification : public FunctionNode {
 public:
-    ConnectionistTemporalClassification(Problem p, bool mean) : p_{std::move(p)}, mean_{mean} {}
+    ConnectionistTemporalClassification(Array t, Array input_length, Array label_length, int64_t blank, bool mean)
+        : t_{std::move(t)},
+          input_length_{std::move(input_length)},
+          label_length_{std::move(label_length)},
+          blank_{blank},
+          mean_{mean} {}
     std::vector<Array> forward(const std::vector<Array>& xs) override {
-        p_.logy.resize(static_cast<size_t>(p_.T * p_.B * p_.V));
-        log_softmax_rows(p_, xs);
-        auto grad = std::make_shared<std::vector<double>>(p_.logy.size(), 0.0);
-        std::vector<double> loss(static_cast<size_t>(p_.B));
-        for (int64_t b = 0; b < p_.B; ++b) at(loss, b) = sequence_loss(p_, b, *grad);
-        grad_ = std::move(grad);
-        p_.logy.clear();
-        Array out = Array::from_vector(loss, {p_.B}, xs[0].device());
-        if (mean_)
-            out = Array::from_vector(
-                std::vector<double>{std::accumulate(loss.begin(), loss.end(), 0.0) / static_cast<double>(p_.B)}, {},
-                xs[0].device());
+        detail::CtcResult r = detail::ctc_forward_backward(xs, t_, input_length_, label_length_, blank_);
+        grad_ = std::move(r.grad);
+        const Array out = mean_ ? ops::divide(ops::sum(r.loss), static_cast<double>(r.loss.size())) : r.loss;
         return {out.astype(xs[0].dtype())};
     }
     std::vector<Variable> backward(const Indexes& targets, const std::vector<Variable>& gys) override {
-        const std::vector<Variable> g =
-            std::make_shared<CTCGrad>(grad_, p_, mean_, input_dtype(0), gys[0].device())->apply({gys[0]});
+        const std::vector<Variable> g = std::make_shared<CTCGrad>(grad_, mean_, input_dtype(0))->apply({gys[0]});
         std::vector<Variable> gxs;
-        for (const int i : targets) gxs.push_back(at(g, i));
+        for (const int i : targets) gxs.push_back(g[static_cast<size_t>(i)]);
         return gxs;
     }
     std::string label() const override { return "ConnectionistTemporalClassification"; }
 
 private:
-    Problem p_;
+    Array t_, input_length_, label_length_;
+    int64_t blank_;
     bool mean_;
-    std::shared_ptr<const std::vector<double>> grad_;  // (T, B, V), unscaled
+    Array grad_;  // (T, B, V) float64
 };
 
 void check_scores(const std::vector<Variable>& x) {
@@ -192,24 +84,29 @@ void check_scores(const std::vector<Variable>& x) {
     }
 }
 
-// Host copy of an optional (B,) length vector (default `fill`), each within [0, high].
-std::vector<int64_t> lengths(const Variable& v, std::string_view name, int64_t B, int64_t fill, int64_t high) {
+// An optional (B,) length vector (default `fill`); checked within [0, high] when it is on
+// the host (device lengths are clamped on the device, Note [CTC on devices]).
+Array lengths(const Variable& v, std::string_view name, int64_t B, int64_t fill, int64_t high, Device device) {
     constexpr std::string_view kName = "connectionist_temporal_classification";
-    if (!v.defined()) return std::vector<int64_t>(static_cast<size_t>(B), fill);
+    if (!v.defined()) return ops::full({B}, fill, Dtype::kInt64, device);
     expect_integer(v, kName, name);
     RENSA_CHECK(v.shape() == Shape{B}, DimensionError, kName, ": Expect: ", name, ".shape == (", B,
                 ",), Actual: ", v.shape());
-    return detail::check_loss_label_range(kName, name, v.array(), high + 1);
+    detail::check_loss_labels(kName, name, v.array(), high + 1);
+    return v.array();
 }
 
-// Labels inside label_length must be in [0, V) and not blank.
-void check_labels(const Problem& p) {
-    for (int64_t b = 0; b < p.B; ++b) {
-        for (int64_t i = 0; i < at(p.label_length, b); ++i) {
-            const int64_t v = at(p.labels, b * p.L + i);
-            RENSA_CHECK(v >= 0 && v < p.V && v != p.blank, ValueError,
-                        "connectionist_temporal_classification: label t[", b, ", ", i, "] is ", v, ", outside [0, ",
-                        p.V, ") or equal to blank_symbol ", p.blank);
+// Labels inside label_length must be in [0, V) and not blank; checked when t and the
+// lengths are on the host (See Note [Device index wrap]).
+void check_labels(const Array& t, const Array& label_length, int64_t V, int64_t blank) {
+    if (t.device().kind != DeviceKind::kNative || label_length.device().kind != DeviceKind::kNative) return;
+    const std::vector<int64_t> labels = t.to_vector<int64_t>(), lengths = label_length.to_vector<int64_t>();
+    const int64_t L = t.shape()[1];
+    for (size_t b = 0; b < lengths.size(); ++b) {
+        for (int64_t i = 0; i < lengths[b]; ++i) {
+            const int64_t v = labels[b * static_cast<size_t>(L) + static_cast<size_t>(i)];
+            RENSA_CHECK(v >= 0 && v < V && v != blank, ValueError, "connectionist_temporal_classification: label t[", b,
+                        ", ", i, "] is ", v, ", outside [0, ", V, ") or equal to blank_symbol ", blank);
         }
     }
 }
@@ -228,17 +125,13 @@ Variable connectionist_temporal_classification(const std::vector<Variable>& x, c
     RENSA_CHECK(blank_symbol >= 0 && blank_symbol < V, ValueError, kName, ": blank_symbol ", blank_symbol,
                 " is outside [0, ", V, ")");
     const int64_t L = t.shape()[1];
-    Problem p{.T = T,
-              .B = B,
-              .V = V,
-              .L = L,
-              .blank = blank_symbol,
-              .logy = {},
-              .labels = t.array().to_vector<int64_t>(),
-              .input_length = lengths(options.input_length, "input_length", B, T, T),
-              .label_length = lengths(options.label_length, "label_length", B, L, L)};
-    check_labels(p);
-    return std::make_shared<ConnectionistTemporalClassification>(std::move(p), options.reduce == "mean")->apply(x)[0];
+    const Device device = x[0].device();
+    const Array input_length = lengths(options.input_length, "input_length", B, T, T, device);
+    const Array label_length = lengths(options.label_length, "label_length", B, L, L, t.device());
+    check_labels(t.array(), label_length, V, blank_symbol);
+    return std::make_shared<ConnectionistTemporalClassification>(t.array(), input_length, label_length, blank_symbol,
+                                                                 options.reduce == "mean")
+        ->apply(x)[0];
 }
 
 }  // namespace rensa::functions

@@ -18,6 +18,14 @@ struct SoftmaxCrossEntropyOptions;
 
 namespace rensa::functions::detail {
 
+// The CTC loss per sequence (B,) and its gradient by the scores (T, B, V), float64 on the
+// scores' device (ctc_recursion.cc, Note [CTC on devices]).
+struct CtcResult {
+    Array loss, grad;
+};
+[[nodiscard]] CtcResult ctc_forward_backward(const std::vector<Array>& xs, const Array& t, const Array& input_length,
+                                             const Array& label_length, int64_t blank);
+
 // softmax_cross_entropy against float targets t of x's shape (softmax_cross_entropy_soft.cc).
 [[nodiscard]] Variable soft_target_softmax_cross_entropy(const Variable& x, const Variable& t,
                                                          const SoftmaxCrossEntropyOptions& options);
