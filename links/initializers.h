@@ -9,6 +9,8 @@
 //   GlorotNormal(scale = 1)  GlorotUniform(scale = 1)    (fan_in + fan_out)
 //   HeNormal(scale = 1, fan_option = "fan_in")  HeUniform(scale = 1, fan_option = "fan_in")
 //   Orthogonal(scale = 1)   Identity(scale = 1)
+//   UpsamplingDeconvFilter(interpolation = "linear")  DownsamplingConvFilter(interpolation = "linear")
+//                                                    (links/initializers/sampling.h)
 //
 // The default of Linear/Convolution weights is LeCunNormal, of biases Constant(0).
 

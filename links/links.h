@@ -2,15 +2,15 @@
 // rensa::links (alias L): Chainer's links, one header per link, in family folders.
 //   connection:    Linear Convolution2D Deconvolution2D DepthwiseConvolution2D ConvolutionND
 //                  DeconvolutionND EmbedID Bias Scale Bilinear Highway MLPConvolution2D Inception
-//                  InceptionBN LSTM StatelessLSTM GRU StatefulGRU StatelessGRU NStepLSTM NStepBiLSTM
-//                  NStepGRU NStepBiGRU NStepRNNTanh NStepRNNReLU NStepBiRNNTanh NStepBiRNNReLU
+//                  InceptionBN ParameterLink (Chainer's L.Parameter) LSTM StatelessLSTM GRU StatefulGRU StatelessGRU
+//                  NStepLSTM NStepBiLSTM NStepGRU NStepBiGRU NStepRNNTanh NStepRNNReLU NStepBiRNNTanh NStepBiRNNReLU
 //   normalization: BatchNormalization LayerNormalization GroupNormalization
 //   activation:    PReLU Maxout
 //   loss:          NegativeSampling
 //   model:         Classifier; vision (Chainer's pretrained models): VGGLayers ResNetLayers GoogLeNet;
 //                  vision (examples' networks): CifarVGG16 ResNet50 ImageNetGoogLeNet Alex NIN
 // Link, Chain, ChainList, Sequential and Parameter: links/link.h, links/chain.h,
-// links/parameter.h; initializers: links/initializers.h.
+// links/parameter.h; initializers: links/initializers.h and links/initializers/sampling.h.
 
 #include "links/activation/maxout.h"                    // IWYU pragma: export
 #include "links/activation/prelu.h"                     // IWYU pragma: export
@@ -31,8 +31,10 @@
 #include "links/connection/lstm.h"                      // IWYU pragma: export
 #include "links/connection/mlp_convolution_2d.h"        // IWYU pragma: export
 #include "links/connection/n_step_rnn.h"                // IWYU pragma: export
+#include "links/connection/parameter_link.h"            // IWYU pragma: export
 #include "links/connection/scale.h"                     // IWYU pragma: export
 #include "links/initializers.h"                         // IWYU pragma: export
+#include "links/initializers/sampling.h"                // IWYU pragma: export
 #include "links/link.h"                                 // IWYU pragma: export
 #include "links/loss/negative_sampling.h"               // IWYU pragma: export
 #include "links/model/classifier.h"                     // IWYU pragma: export
