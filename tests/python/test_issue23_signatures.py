@@ -300,3 +300,54 @@ def test_differences_are_found():
                        [('f', POSITIONAL_OR_KEYWORD, '<built-in method relu of PyCapsule object at 0x1>')]) == []
     assert differences([['xs', VAR_POSITIONAL]], [('args', VAR_POSITIONAL, None)]) == []
     assert differences([['xs', VAR_POSITIONAL]], [('s', POSITIONAL_OR_KEYWORD, None), ('args', VAR_POSITIONAL, None)])
+
+
+# --- The bindings brought to Chainer's signatures behave as Chainer's -------------------------
+
+
+def test_fixed_function_signatures_behave_as_chainers():
+    import numpy
+    a = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    numpy.testing.assert_allclose(F.einsum('ij->ji', a).array, a.T)
+    with pytest.raises(ValueError, match='einsum: Expect: the subscripts string as the first operand'):
+        F.einsum(a, 'ij->ji')
+    with pytest.raises(ValueError, match='einsum: Expect: the subscripts string'):
+        F.einsum()
+    numpy.testing.assert_array_equal(F.absolute(self=-a).array, a)
+    assert F.gumbel_softmax(log_pi=numpy.zeros((2, 3), numpy.float32)).shape == (2, 3)
+    x = numpy.ones((1, 1, 2, 2), numpy.float32)
+    with pytest.raises(TypeError):
+        F.resize_images(x, (3, 3), 'nearest')  # mode is keyword-only, as in Chainer
+    assert F.resize_images(x, (3, 3), mode='nearest').shape == (1, 1, 3, 3)
+    with pytest.raises(ValueError, match=r"spatial_pyramid_pooling_2d: Expect: pooling in \('max', 'average'\)"):
+        F.spatial_pyramid_pooling_2d(x, 1)  # Chainer refuses its own default None too
+    gamma, beta = numpy.ones(1, numpy.float32), numpy.zeros(1, numpy.float32)
+    with pytest.raises(TypeError):
+        F.batch_normalization(x, gamma, beta, 1e-3)  # Chainer's options are **kwargs
+    assert F.batch_normalization(x, gamma, beta, eps=1e-3).shape == x.shape
+    with pytest.raises(TypeError):
+        F.average_pooling_2d(x, 2, None, 0, None)  # no pad_value in Chainer's average_pooling_2d
+
+
+def test_fixed_link_signatures_behave_as_chainers():
+    import numpy
+    highway = L.Highway(3)
+    x = numpy.random.RandomState(0).randn(2, 3).astype(numpy.float32)
+    relu = L.Highway(3, activate=F.relu)  # Chainer's default given explicitly: the C++ relu
+    relu.copyparams(highway)
+    numpy.testing.assert_allclose(relu(x).array, highway(x).array)
+    tanh = L.Highway(3, activate=F.tanh)
+    tanh.copyparams(highway)
+    assert not numpy.allclose(tanh(x).array, highway(x).array)
+    swapped = L.Highway(3, False, F.relu, None, 2.0, 3.0)  # (init_Wh, init_Wt, init_bh): Chainer's order
+    numpy.testing.assert_array_equal(swapped.transform.W.array, numpy.full((3, 3), 2.0))
+    numpy.testing.assert_array_equal(swapped.plain.b.array, numpy.full(3, 3.0))
+    with pytest.raises(TypeError, match='wscale is not supported anymore'):
+        L.MLPConvolution2D(2, (3, 4), 3, 1, 0, F.relu, 0.5)
+    mlp = L.MLPConvolution2D(2, (3, 4), 3, conv_init=1.0, bias_init=0.5)
+    numpy.testing.assert_array_equal(mlp[1].b.array, numpy.full(4, 0.5))
+    classifier = L.Classifier(L.Linear(3, 2))
+    assert classifier.lossfun is F.softmax_cross_entropy and classifier.accfun is F.accuracy
+    numpy.testing.assert_array_equal(L.StatefulGRU(2, 3).W.b.array, numpy.zeros(3))
+    with pytest.raises(TypeError):
+        L.GRU(3)  # out_size is required, as in Chainer

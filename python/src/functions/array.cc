@@ -185,7 +185,8 @@ void bind_sequences_and_copies(py::module_& f) {
                         hw.size(), " values");
             return F::resize_images(x, {hw[0], hw[1]}, F::ResizeImagesOptions{mode, align_corners});
         },
-        py::arg("x"), py::arg("output_shape"), py::arg("mode") = "bilinear", py::arg("align_corners") = true);
+        py::arg("x"), py::arg("output_shape"), py::kw_only(), py::arg("mode") = "bilinear",
+        py::arg("align_corners") = true);
 }
 
 // Chainer's depth2space / space2depth (B, C * r * r, H, W) <-> (B, C, H * r, W * r), in

@@ -55,7 +55,8 @@ void bind_elementwise(py::module_& f) {
     f.def("sqrt", &F::sqrt, py::arg("x"));
     f.def("rsqrt", &F::rsqrt, py::arg("x"));
     f.def("square", &F::square, py::arg("x"));
-    f.def("absolute", &F::absolute, py::arg("x"));
+    // Chainer names its one argument `self` (absolute is also Variable.__abs__).
+    f.def("absolute", &F::absolute, py::arg("self"));
     f.def("sin", &F::sin, py::arg("x"));
     f.def("cos", &F::cos, py::arg("x"));
     f.def("tan", &F::tan, py::arg("x"));
@@ -129,8 +130,13 @@ void bind_math_products(py::module_& f) {
         },
         py::arg("a"), py::arg("b"), py::arg("axes") = 2);
     // Chainer's einsum(*operands): the subscripts string first.
-    f.def("einsum", [](const std::string& subscripts, const py::args& operands) {
-        return F::einsum(subscripts, to_variables(operands));
+    f.def("einsum", [](const py::args& operands) {
+        RENSA_CHECK(
+            !operands.empty() && py::isinstance<py::str>(operands[0]), ValueError,
+            "einsum: Expect: the subscripts string as the first operand, Actual: ",
+            operands.empty() ? std::string("no operands") : py::str(py::type::of(operands[0])).cast<std::string>());
+        const auto subscripts = operands[0].cast<std::string>();
+        return F::einsum(subscripts, to_variables(operands[py::slice(1, py::ssize_t_cast(operands.size()), 1)]));
     });
 }
 

@@ -57,7 +57,7 @@ void bind_noise(py::module_& f) {
             return F::where(ops::bernoulli(h.shape(), ratio, Dtype::kBool, h.device()), h, x);
         },
         py::arg("h"), py::arg("x"), py::arg("ratio") = 0.5);
-    f.def("gumbel_softmax", &F::gumbel_softmax, py::arg("log_p"), py::arg("tau") = 0.1, py::arg("axis") = 1);
+    f.def("gumbel_softmax", &F::gumbel_softmax, py::arg("log_pi"), py::arg("tau") = 0.1, py::arg("axis") = 1);
 }
 
 }  // namespace rensa::python::functions_bind

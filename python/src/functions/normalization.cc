@@ -23,7 +23,8 @@ Variable batch_normalization(const Variable& x, const Variable& gamma, const Var
 }  // namespace
 
 void bind_normalization(py::module_& f) {
-    f.def("batch_normalization", &batch_normalization, py::arg("x"), py::arg("gamma"), py::arg("beta"),
+    // Chainer takes the options as **kwargs: keyword-only here.
+    f.def("batch_normalization", &batch_normalization, py::arg("x"), py::arg("gamma"), py::arg("beta"), py::kw_only(),
           py::arg("eps") = 2e-5, py::arg("running_mean") = py::none(), py::arg("running_var") = py::none(),
           py::arg("decay") = 0.9, py::arg("axis") = py::none());
     f.def(

@@ -88,14 +88,22 @@ void bind_pooling(py::module_& f) {
     bind_max_pooling(f);
     f.def(
         "spatial_pyramid_pooling_2d",
-        [](const Variable& x, int64_t pyramid_height, const std::string& pooling) {
-            return F::spatial_pyramid_pooling_2d(x, pyramid_height, pooling);
+        [](const Variable& x, int64_t pyramid_height, const std::optional<std::string>& pooling) {
+            // Chainer's default pooling=None is refused as Chainer refuses it: 'max' must be named.
+            RENSA_CHECK(pooling.has_value(), ValueError,
+                        "spatial_pyramid_pooling_2d: Expect: pooling in ('max', 'average'), Actual: None");
+            return F::spatial_pyramid_pooling_2d(x, pyramid_height, *pooling);
         },
-        py::arg("x"), py::arg("pyramid_height"), py::arg("pooling") = "max", Release(),
+        py::arg("x"), py::arg("pyramid_height"), py::arg("pooling") = py::none(), Release(),
         "Chainer's spatial pyramid pooling: level l pools x into 2**l x 2**l bins.\n\n"
         "Returns (n, c * sum_l 4**l, 1, 1), the levels concatenated along axis 1.");
-    f.def("average_pooling_2d", &average_pooling<2>, py::arg("x"), py::arg("ksize"), py::arg("stride") = py::none(),
-          py::arg("pad") = 0, py::arg("pad_value") = 0.0, Release());
+    // Chainer's average_pooling_2d has no pad_value (its padding counts as zeros); the _nd ones do.
+    f.def(
+        "average_pooling_2d",
+        [](const Variable& x, const Ints& ksize, const std::optional<Ints>& stride, const Ints& pad) {
+            return average_pooling<2>(x, ksize, stride, pad, 0.0);
+        },
+        py::arg("x"), py::arg("ksize"), py::arg("stride") = py::none(), py::arg("pad") = 0, Release());
     f.def("average_pooling_nd", &average_pooling<0>, py::arg("x"), py::arg("ksize"), py::arg("stride") = py::none(),
           py::arg("pad") = 0, py::arg("pad_value") = 0.0, Release());
     f.def("average_pooling_1d", &average_pooling<1>, py::arg("x"), py::arg("ksize"), py::arg("stride") = py::none(),

@@ -1,10 +1,12 @@
 // rensa._core.links and rensa._core.initializers; the Link classes live in rensa._core
 // itself (rensa.link derives its Python Link, Chain, ... from them).
+#include "python/src/links/function_defaults.h"
 #include "python/src/links/links.h"
 
 namespace rensa::python {
 
 void bind_links(py::module_& m) {
+    links_detail::functions_module() = m.attr("functions");  // bound before links (module.cc)
     py::module_ init = m.def_submodule("initializers", "Chainer's initializers");
     links_detail::bind_initializers(init);
     links_detail::bind_link_classes(m);

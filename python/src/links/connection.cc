@@ -21,6 +21,7 @@
 #include "links/connection/linear.h"
 #include "links/connection/mlp_convolution_2d.h"
 #include "links/connection/scale.h"
+#include "python/src/links/function_defaults.h"
 #include "python/src/links/links.h"
 
 namespace rensa::python::links_detail {
@@ -162,18 +163,18 @@ void bind_embed_and_highway(py::module_& m) {
 
     link_class<L::Highway, L::Chain>(m, "Highway")
         .def(link_init<L::Highway>([](int64_t in_out_size, bool nobias, py::handle activate, py::handle init_Wh,
-                                      py::handle init_bh, py::handle init_Wt, py::handle init_bt) {
+                                      py::handle init_Wt, py::handle init_bh, py::handle init_bt) {
                  L::HighwayOptions o;
                  o.nobias = nobias;
-                 if (!activate.is_none()) o.activate = activate.cast<std::function<Variable(const Variable&)>>();
+                 if (auto f = activation_or_default(activate, "relu")) o.activate = std::move(f);
                  o.init_Wh = to_initializer(init_Wh);
                  o.init_bh = to_initializer(init_bh);
                  o.init_Wt = to_initializer(init_Wt);
                  if (!init_bt.is_none()) o.init_bt = to_initializer(init_bt);
                  return std::make_shared<L::Highway>(in_out_size, o);
              }),
-             py::arg("in_out_size"), py::arg("nobias") = false, py::arg("activate") = py::none(),
-             py::arg("init_Wh") = py::none(), py::arg("init_bh") = py::none(), py::arg("init_Wt") = py::none(),
+             py::arg("in_out_size"), py::arg("nobias") = false, function_default("activate", "relu"),
+             py::arg("init_Wh") = py::none(), py::arg("init_Wt") = py::none(), py::arg("init_bh") = py::none(),
              py::arg("init_bt") = -1);
 }
 
@@ -207,7 +208,13 @@ void bind_composite_links(py::module_& m) {
     link_class<L::MLPConvolution2D, L::ChainList>(m, "MLPConvolution2D")
         .def(link_init<L::MLPConvolution2D>([](py::handle in_channels, py::handle out_channels, py::handle ksize,
                                                py::handle stride, py::handle pad, py::handle activation,
-                                               py::handle conv_init, py::handle bias_init) {
+                                               const py::args& args, py::handle conv_init, py::handle bias_init) {
+                 // Chainer's *args only catch v1's positional wscale, which it refuses.
+                 if (!args.empty()) {
+                     throw py::type_error(
+                         "MLPConvolution2D: wscale is not supported anymore; use conv_init and bias_init "
+                         "(keyword arguments) to set the initializers");
+                 }
                  // Chainer's short form MLPConvolution2D(out_channels, ksize).
                  if (ksize.is_none()) {
                      ksize = out_channels;
@@ -217,7 +224,7 @@ void bind_composite_links(py::module_& m) {
                  L::MLPConvolution2DOptions o;
                  o.stride = to_int_or_tuple(stride, "MLPConvolution2D", "stride");
                  o.pad = to_int_or_tuple(pad, "MLPConvolution2D", "pad");
-                 if (!activation.is_none()) o.activation = activation.cast<std::function<Variable(const Variable&)>>();
+                 if (auto f = activation_or_default(activation, "relu")) o.activation = std::move(f);
                  o.conv_init = to_initializer(conv_init);
                  o.bias_init = to_initializer(bias_init);
                  return std::make_shared<L::MLPConvolution2D>(optional_int(in_channels),
@@ -225,7 +232,7 @@ void bind_composite_links(py::module_& m) {
                                                               to_int_or_tuple(ksize, "MLPConvolution2D", "ksize"), o);
              }),
              py::arg("in_channels"), py::arg("out_channels"), py::arg("ksize") = py::none(), py::arg("stride") = 1,
-             py::arg("pad") = 0, py::arg("activation") = py::none(), py::arg("conv_init") = py::none(),
+             py::arg("pad") = 0, function_default("activation", "relu"), py::arg("conv_init") = py::none(),
              py::arg("bias_init") = py::none());
     link_class<L::Inception, L::Chain>(m, "Inception")
         .def(

@@ -65,7 +65,7 @@ void bind_recurrent_links(py::module_& m) {
                      L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});
              }),
              py::arg("in_size"), py::arg("out_size"), py::arg("init") = py::none(), py::arg("inner_init") = py::none(),
-             py::arg("bias_init") = py::none())
+             py::arg("bias_init") = 0)  // Chainer's StatefulGRU: 0 (StatelessGRU: None, the same zeros)
         .def_property_readonly("h", [](const L::StatefulGRU& self) { return variable_or_none(self.h); })
         .def("reset_state", &L::StatefulGRU::reset_state)
         .def(
@@ -78,8 +78,8 @@ void bind_recurrent_links(py::module_& m) {
                     optional_int(in_size), optional_int(out_size),
                     L::GRUOptions{to_initializer(init), to_initializer(inner_init), to_initializer(bias_init)});
             }),
-        py::arg("in_size"), py::arg("out_size") = py::none(), py::arg("init") = py::none(),
-        py::arg("inner_init") = py::none(), py::arg("bias_init") = py::none());
+        py::arg("in_size"), py::arg("out_size"), py::arg("init") = py::none(), py::arg("inner_init") = py::none(),
+        py::arg("bias_init") = 0);
     link_class<L::StatelessGRU, L::Chain>(m, "StatelessGRU")
         .def(link_init<L::StatelessGRU>([](py::handle in_size, int64_t out_size, py::handle init, py::handle inner_init,
                                            py::handle bias_init) {

@@ -13,6 +13,7 @@
 #include "links/model/vision/nin.h"
 #include "links/model/vision/resnet50.h"
 #include "python/src/convert/variables.h"
+#include "python/src/links/function_defaults.h"
 #include "python/src/links/links.h"
 
 namespace rensa::python::links_detail {
@@ -23,9 +24,7 @@ namespace {
 // A Python function for C++; the C++ default (null) when it is rensa's own `name`, which
 // then runs without Python in the loop.
 L::LossFunction loss_function(py::handle f, const char* name) {
-    if (f.is_none()) return nullptr;
-    py::object functions = py::module_::import("rensa._core.functions");
-    if (py::hasattr(functions, name) && f.is(functions.attr(name))) return nullptr;
+    if (f.is_none() || is_bound_function(f, name)) return nullptr;
     return f.cast<L::LossFunction>();
 }
 
@@ -49,8 +48,8 @@ void bind_model_links(py::module_& m) {
                                                             loss_function(lossfun, "softmax_cross_entropy"),
                                                             loss_function(accfun, "accuracy"), label_key);
                  }),
-             py::arg("predictor"), py::arg("lossfun") = py::none(), py::arg("accfun") = py::none(),
-             py::arg("label_key") = -1)
+             py::arg("predictor"), function_default("lossfun", "softmax_cross_entropy"),
+             function_default("accfun", "accuracy"), py::arg("label_key") = -1)
         .def_readonly("predictor", &L::Classifier::predictor)
         // Chainer's assignable attributes; the defaults read back as rensa.functions' own.
         .def_property(
