@@ -12,7 +12,7 @@ from rensa._core.initializers import Constant, FromArray, Initializer
 __all__ = ['Initializer', 'Constant', 'Zero', 'One', 'NaN', 'Identity', 'Normal',
            'LeCunNormal', 'GlorotNormal', 'HeNormal', 'Uniform', 'LeCunUniform',
            'GlorotUniform', 'HeUniform', 'Orthogonal', 'FromArray', 'get_fans',
-           'generate_array']
+           'generate_array', 'UpsamplingDeconvFilter', 'DownsamplingConvFilter']
 
 
 def _get_initializer(initializer):

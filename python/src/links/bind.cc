@@ -9,6 +9,7 @@ void bind_links(py::module_& m) {
     links_detail::functions_module() = m.attr("functions");  // bound before links (module.cc)
     py::module_ init = m.def_submodule("initializers", "Chainer's initializers");
     links_detail::bind_initializers(init);
+    links_detail::bind_sampling_filters(init);
     links_detail::bind_link_classes(m);
     links_detail::bind_chains(m);
     py::module_ links = m.def_submodule("links", "Chainer's links");
@@ -21,6 +22,7 @@ void bind_links(py::module_& m) {
     links_detail::bind_spatial_links(links);
     links_detail::bind_vision_links(links);
     links_detail::bind_normloss_links(links);
+    links_detail::bind_more_links(links);
 }
 
 }  // namespace rensa::python

@@ -157,6 +157,8 @@ void bind_spatial_links(py::module_& links);        // spatial.cc: LocalConvolut
 void bind_model_links(py::module_& links);          // model.cc: Classifier, the examples' vision models
 void bind_vision_links(py::module_& links);         // vision.cc: Chainer's pretrained vision models
 void bind_normloss_links(py::module_& links);       // normloss.cc: issue 23 normalization and loss links
+void bind_sampling_filters(py::module_& init);      // initializers_sampling.cc: Up/DownsamplingConvFilter
+void bind_more_links(py::module_& links);           // more_links.cc: InceptionBN, NegativeSampling, Parameter
 
 // None -> nullopt (Chainer's lazy sizes and optional labels), else the int.
 inline std::optional<int64_t> optional_int(py::handle obj) {

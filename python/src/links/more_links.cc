@@ -1,0 +1,96 @@
+// rensa._core.links: InceptionBN, NegativeSampling (with its sampler) and Parameter (the link
+// chainer.links.Parameter, C++ links::ParameterLink), with Chainer's signatures and attribute
+// names.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/modes.h"
+#include "links/connection/inception_bn.h"
+#include "links/connection/parameter_link.h"
+#include "links/loss/negative_sampling.h"
+#include "python/src/links/links.h"
+
+namespace rensa::python::links_detail {
+namespace L = rensa::links;
+
+namespace {
+
+// Chainer's chainer.get_dtype(dtype): None is config.dtype.
+Dtype dtype_or_config(py::handle dtype) { return dtype.is_none() ? config().dtype : to_dtype(dtype); }
+
+void bind_inception_bn(py::module_& m) {
+    link_class<L::InceptionBN, L::Chain>(m, "InceptionBN")
+        .def(link_init<L::InceptionBN>([](py::handle in_channels, int64_t out1, int64_t proj3, int64_t out3,
+                                          int64_t proj33, int64_t out33, std::string pooltype, py::handle proj_pool,
+                                          int64_t stride, py::handle conv_init, py::handle dtype) {
+                 return std::make_shared<L::InceptionBN>(optional_int(in_channels), out1, proj3, out3, proj33, out33,
+                                                         std::move(pooltype), optional_int(proj_pool), stride,
+                                                         to_initializer(conv_init), dtype_or_config(dtype));
+             }),
+             py::arg("in_channels"), py::arg("out1"), py::arg("proj3"), py::arg("out3"), py::arg("proj33"),
+             py::arg("out33"), py::arg("pooltype"), py::arg("proj_pool") = py::none(), py::arg("stride") = 1,
+             py::arg("conv_init") = py::none(), py::arg("dtype") = py::none())
+        .def_readonly("out1", &L::InceptionBN::out1)
+        .def_property_readonly("proj_pool", [](const L::InceptionBN& self) { return self.proj_pool; })
+        .def_readonly("stride", &L::InceptionBN::stride)
+        .def_readonly("pooltype", &L::InceptionBN::pooltype);
+    // Its children (proj3, conv3n, ...; conv1 and poolp only when built) come through
+    // Link.__getattr__, as Chainer's attributes.
+}
+
+void bind_negative_sampling(py::module_& m) {
+    // Chainer's chainer.utils.WalkerAlias, as NegativeSampling.sampler.
+    py::class_<L::WalkerAlias>(m, "_WalkerAlias")
+        .def(py::init([](const std::vector<double>& probs) { return L::WalkerAlias(probs); }), py::arg("probs"))
+        .def_property_readonly(
+            "threshold", [](const L::WalkerAlias& self) { return py::array_t<double>(py::cast(self.threshold())); })
+        .def_property_readonly(
+            "values",
+            [](const L::WalkerAlias& self) {
+                py::array_t<int32_t> values(py::cast(self.values()));
+                return values.reshape({static_cast<py::ssize_t>(self.values().size() / 2), py::ssize_t{2}});
+            })
+        .def(
+            "sample",
+            [](const L::WalkerAlias& self, py::handle shape) {
+                return to_numpy(self.sample(to_shape(shape, "WalkerAlias.sample")));
+            },
+            py::arg("shape"));
+    auto forward = [](L::NegativeSampling& self, const Variable& x, const Variable& t, const std::string& reduce) {
+        return self.forward(x, t, reduce);
+    };
+    link_class<L::NegativeSampling, L::Link>(m, "NegativeSampling")
+        .def(link_init<L::NegativeSampling>([](int64_t in_size, const std::vector<double>& counts, int64_t sample_size,
+                                               double power, py::handle dtype) {
+                 return std::make_shared<L::NegativeSampling>(in_size, counts, sample_size, power,
+                                                              dtype_or_config(dtype));
+             }),
+             py::arg("in_size"), py::arg("counts"), py::arg("sample_size"), py::arg("power") = 0.75,
+             py::arg("dtype") = py::none())
+        .def("__call__", forward, py::arg("x"), py::arg("t"), py::arg("reduce") = "sum")
+        .def("forward", forward, py::arg("x"), py::arg("t"), py::arg("reduce") = "sum")
+        .def_readwrite("sample_size", &L::NegativeSampling::sample_size)
+        .def_property_readonly("sampler", [](const L::NegativeSampling& self) { return self.sampler; });
+}
+
+void bind_parameter_link(py::module_& m) {
+    // Chainer's forward(volatile='off'): volatility is gone since Chainer v2, the argument stays.
+    auto forward = [](L::ParameterLink& self, py::handle /*volatile*/) { return self.forward(); };
+    link_class<L::ParameterLink, L::Link>(m, "Parameter")
+        .def(link_init<L::ParameterLink>(
+                 [](py::handle array) { return std::make_shared<L::ParameterLink>(to_array(array)); }),
+             py::arg("array"))
+        .def("__call__", forward, py::arg("volatile") = "off")
+        .def("forward", forward, py::arg("volatile") = "off");
+}
+
+}  // namespace
+
+void bind_more_links(py::module_& links) {
+    bind_inception_bn(links);
+    bind_negative_sampling(links);
+    bind_parameter_link(links);
+}
+
+}  // namespace rensa::python::links_detail
