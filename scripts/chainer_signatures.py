@@ -6,7 +6,8 @@ scripts/chainer_signatures.py``); tests/python/test_issue23_signatures.py compar
 names and signatures against the file it writes.
 
 A public name is an attribute of the package that does not start with ``_`` and is not a
-module. Its signature is the function's, or the class's ``__init__`` without ``self``: each
+module. Its signature is the function's, or the class's ``__init__`` without ``self`` (and,
+for a link, its ``forward``'s as ``forward``): each
 parameter as ``[name, kind, default]``, its kind ``inspect.Parameter.kind``'s name, its
 default the default's repr (absent when it has none); a default that is a function is
 written ``<function NAME>``, so the file holds no memory addresses.
@@ -42,6 +43,10 @@ def signature_of(obj):
     return out
 
 
+def signature_of_method(method):
+    return signature_of(method)[1:]  # without self
+
+
 def public_names(module):
     return sorted(n for n in dir(module)
                   if not n.startswith('_') and not isinstance(getattr(module, n), types.ModuleType))
@@ -60,6 +65,8 @@ def collect():
                 'type': 'class' if inspect.isclass(obj) else 'function',
                 'parameters': signature_of(obj),
             }
+            if key == 'links' and inspect.isfunction(getattr(obj, 'forward', None)):
+                table[key][name]['forward'] = signature_of_method(obj.forward)
     return table
 
 

@@ -1,5 +1,5 @@
 """Every public name of Chainer 7.8.1's chainer.functions and chainer.links exists in rensa
-with Chainer's signature (issue 23).
+with Chainer's signature (issue 23): a function's, a link's constructor and its forward.
 
 The names and signatures are tests/python/chainer_signatures.json, written from real
 Chainer by scripts/chainer_signatures.py. Each test reports every missing name and every
@@ -230,16 +230,32 @@ def compare_module(key, module):
         if entry['type'] == 'class' and not inspect.isclass(obj):
             different[name] = ['a class in Chainer, %s in rensa' % type(obj).__name__]
             continue
-        overloads = rensa_overloads(obj)
-        if not overloads:
-            different[name] = ['no signature found (no docstring signature line, no inspect.signature)']
-            continue
-        found = [differences(entry['parameters'], params) for params in overloads]
-        best = min(range(len(found)), key=lambda i: len(found[i]))
-        if found[best]:
-            different[name] = ['Chainer %s, rensa %s' % (render(entry['parameters']), render(overloads[best]))]
-            different[name] += found[best]
+        found = compare_overloads(entry['parameters'], rensa_overloads(obj))
+        if 'forward' in entry:
+            found += ['forward: ' + d for d in compare_overloads(entry['forward'], forward_overloads(obj))]
+        if found:
+            different[name] = found
     return missing, different
+
+
+def compare_overloads(chainer, overloads):
+    """The differences from Chainer's parameters of the rensa overload that is closest."""
+    if not overloads:
+        return ['no signature found (no docstring signature line, no inspect.signature)']
+    found = [differences(chainer, params) for params in overloads]
+    best = min(range(len(found)), key=lambda i: len(found[i]))
+    if not found[best]:
+        return []
+    return ['Chainer %s, rensa %s' % (render(chainer), render(overloads[best]))] + found[best]
+
+
+def forward_overloads(cls):
+    """The signatures of a link class's forward, without self."""
+    forward = getattr(cls, 'forward', None)
+    if forward is None:
+        return []
+    overloads = [params[1:] for params in docstring_overloads(forward.__doc__, 'forward')]
+    return overloads or [python_parameters(forward, drop_self=True)]
 
 
 def report(key, missing, different):
@@ -249,8 +265,8 @@ def report(key, missing, different):
     if different:
         lines.append('%d names of chainer.%s with another signature in rensa:' % (len(different), key))
         for name, diffs in sorted(different.items()):
-            lines.append('  %s: %s' % (name, diffs[0]))
-            lines.extend('      ' + d for d in diffs[1:])
+            lines.append('  %s:' % name)
+            lines.extend('      ' + d for d in diffs)
     return '\n'.join(lines)
 
 
@@ -351,3 +367,22 @@ def test_fixed_link_signatures_behave_as_chainers():
     numpy.testing.assert_array_equal(L.StatefulGRU(2, 3).W.b.array, numpy.zeros(3))
     with pytest.raises(TypeError):
         L.GRU(3)  # out_size is required, as in Chainer
+
+
+def test_fixed_forward_signatures_behave_as_chainers():
+    import numpy
+    rs = numpy.random.RandomState(0)
+    e1, e2 = rs.randn(2, 3).astype(numpy.float32), rs.randn(2, 4).astype(numpy.float32)
+    bilinear = L.Bilinear(3, 4, 5)
+    numpy.testing.assert_allclose(bilinear.forward(e1=e1, e2=e2).array, bilinear(e1, e2).array)
+    assert bilinear(e1, e2).shape == (2, 5)
+    x = rs.randn(2, 3, 4).astype(numpy.float32)
+    linear = L.Linear(4, 2)
+    assert linear.forward(x, 2).shape == (2, 3, 2) and linear(x, 2).shape == (2, 3, 2)
+    lstm = L.StatelessLSTM(3, 2)
+    c, h = lstm.forward(None, None, e1)
+    assert c.shape == h.shape == (2, 2)
+    assert lstm.forward(c=c, h=h, x=e1)[1].shape == (2, 2)
+    gru = L.StatelessGRU(3, 2)
+    h0 = numpy.zeros((2, 2), numpy.float32)
+    assert gru.forward(h0, e1).shape == (2, 2) and gru.forward(h=h0, x=e1).shape == (2, 2)

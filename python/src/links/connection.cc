@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "links/connection/bias.h"
 #include "links/connection/bilinear.h"
@@ -56,11 +57,11 @@ void bind_linear(py::module_& m) {
         .def(
             "__call__",
             [](L::Linear& self, const Variable& x, int n_batch_axes) { return self.forward(x, n_batch_axes); },
-            py::arg("x"), py::kw_only(), py::arg("n_batch_axes"))
+            py::arg("x"), py::arg("n_batch_axes"))
         .def(
             "forward",
             [](L::Linear& self, const Variable& x, int n_batch_axes) { return self.forward(x, n_batch_axes); },
-            py::arg("x"), py::kw_only(), py::arg("n_batch_axes") = 1)
+            py::arg("x"), py::arg("n_batch_axes") = 1)
         .def_property_readonly("out_size", &L::Linear::out_size)
         .def_property_readonly("in_size", &L::Linear::in_size);
 }
@@ -178,6 +179,10 @@ void bind_embed_and_highway(py::module_& m) {
              py::arg("init_bt") = -1);
 }
 
+Variable bilinear_forward(L::Bilinear& self, const Variable& e1, const Variable& e2) {
+    return self.forward(std::vector<Variable>{e1, e2});
+}
+
 void bind_composite_links(py::module_& m) {
     link_class<L::Bias, L::Link>(m, "Bias").def(link_init<L::Bias>([](int axis, py::handle shape) {
                                                     return std::make_shared<L::Bias>(axis,
@@ -204,7 +209,10 @@ void bind_composite_links(py::module_& m) {
                                                       bias);
              }),
              py::arg("left_size"), py::arg("right_size"), py::arg("out_size"), py::arg("nobias") = false,
-             py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none());
+             py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none())
+        // Chainer's forward(e1, e2).
+        .def("__call__", bilinear_forward, py::arg("e1"), py::arg("e2"))
+        .def("forward", bilinear_forward, py::arg("e1"), py::arg("e2"));
     link_class<L::MLPConvolution2D, L::ChainList>(m, "MLPConvolution2D")
         .def(link_init<L::MLPConvolution2D>([](py::handle in_channels, py::handle out_channels, py::handle ksize,
                                                py::handle stride, py::handle pad, py::handle activation,

@@ -2,6 +2,7 @@
 // StatefulGRU, GRU, StatelessGRU. Their state reads None until set, as in Chainer.
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "links/connection/gru.h"
 #include "links/connection/lstm.h"
@@ -10,6 +11,19 @@
 
 namespace rensa::python::links_detail {
 namespace L = rensa::links;
+
+namespace {
+
+std::pair<Variable, Variable> stateless_lstm_forward(L::StatelessLSTM& self, py::handle c, py::handle h,
+                                                     const Variable& x) {
+    return self.forward(to_variable_or_undefined(c), to_variable_or_undefined(h), x);
+}
+
+Variable stateless_gru_forward(L::StatelessGRU& self, py::handle h, const Variable& x) {
+    return self.forward(to_variable_or_undefined(h), x);
+}
+
+}  // namespace
 
 void bind_recurrent_links(py::module_& m) {
     auto lstm_options = [](py::handle lateral_init, py::handle upward_init, py::handle bias_init,
@@ -49,12 +63,9 @@ void bind_recurrent_links(py::module_& m) {
              py::arg("in_size"), py::arg("out_size") = py::none(), py::arg("lateral_init") = py::none(),
              py::arg("upward_init") = py::none(), py::arg("bias_init") = py::none(),
              py::arg("forget_bias_init") = py::none())
-        .def(
-            "__call__",
-            [](L::StatelessLSTM& self, py::handle c, py::handle h, const Variable& x) {
-                return self.forward(to_variable_or_undefined(c), to_variable_or_undefined(h), x);
-            },
-            py::arg("c"), py::arg("h"), py::arg("x"))
+        // Chainer's forward(c, h, x); c and h may be None (the first step).
+        .def("__call__", stateless_lstm_forward, py::arg("c"), py::arg("h"), py::arg("x"))
+        .def("forward", stateless_lstm_forward, py::arg("c"), py::arg("h"), py::arg("x"))
         .def_property_readonly("state_size", &L::StatelessLSTM::state_size);
 
     link_class<L::StatefulGRU, L::Chain>(m, "StatefulGRU")
@@ -89,12 +100,9 @@ void bind_recurrent_links(py::module_& m) {
              }),
              py::arg("in_size"), py::arg("out_size"), py::arg("init") = py::none(), py::arg("inner_init") = py::none(),
              py::arg("bias_init") = py::none())
-        .def(
-            "__call__",
-            [](L::StatelessGRU& self, py::handle h, const Variable& x) {
-                return self.forward(to_variable_or_undefined(h), x);
-            },
-            py::arg("h"), py::arg("x"));
+        // Chainer's forward(h, x); h may be None (the first step).
+        .def("__call__", stateless_gru_forward, py::arg("h"), py::arg("x"))
+        .def("forward", stateless_gru_forward, py::arg("h"), py::arg("x"));
 }
 
 }  // namespace rensa::python::links_detail
