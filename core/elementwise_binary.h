@@ -22,6 +22,7 @@ enum class BinaryOp : uint8_t {
     kMinimum,
     kArctan2,
     kPolygamma,          // polygamma(n, x): the order first, as scipy and Chainer
+    kZeta,               // the Hurwitz zeta(x, q): the exponent first, as scipy and Chainer
     kKeepWherePositive,  // a where b > 0, else 0 (ReLU's gradient in one pass)
     kEqual,
     kNotEqual,
@@ -213,6 +214,14 @@ struct Polygamma : BinaryRow<BinaryOp::kPolygamma, Dtypes::kFloat> {
         return static_cast<C>(special::polygamma(static_cast<double>(n), static_cast<double>(x)));
     }
 };
+// The Hurwitz zeta function sum_k (q + k)^-x, scipy.special.zeta(x, q) (Note [Special functions]).
+struct Zeta : BinaryRow<BinaryOp::kZeta, Dtypes::kFloat> {
+    static constexpr const char* name = "zeta";
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C x, C q) {
+        return static_cast<C>(special::zeta(static_cast<double>(x), static_cast<double>(q)));
+    }
+};
 struct KeepWherePositive : BinaryRow<BinaryOp::kKeepWherePositive, Dtypes::kSame> {
     static constexpr const char* name = "keep_where_positive";
     template <class C>
@@ -285,7 +294,7 @@ struct LogicalXor : BinaryRow<BinaryOp::kLogicalXor, Dtypes::kPredicate> {
 };
 
 using BinaryTable = Table<Add, Subtract, Multiply, Divide, FloorDivide, Mod, Fmod, Power, Maximum, Minimum, Arctan2,
-                          Polygamma, KeepWherePositive, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
+                          Polygamma, Zeta, KeepWherePositive, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual,
                           LogicalAnd, LogicalOr, LogicalXor>;
 static_assert(BinaryTable::in_enum_order() && BinaryTable::size == static_cast<std::size_t>(BinaryOp::kLogicalXor) + 1,
               "BinaryTable: one row per BinaryOp, in the enum's order");

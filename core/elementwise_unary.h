@@ -32,6 +32,7 @@ enum class UnaryOp : uint8_t {
     kArcsin,
     kArccos,
     kArctan,
+    kArctanh,
     kSinh,
     kCosh,
     kTanh,
@@ -45,6 +46,7 @@ enum class UnaryOp : uint8_t {
     kLogNdtr,
     kNdtri,
     kErfinv,
+    kErfcinv,
     kLogicalNot,
     kIsnan,
     kIsinf,
@@ -219,6 +221,13 @@ struct Arctan : UnaryRow<UnaryOp::kArctan, Dtypes::kFloat> {
         return std::atan(x);
     }
 };
+struct Arctanh : UnaryRow<UnaryOp::kArctanh, Dtypes::kFloat> {
+    static constexpr const char* name = "arctanh";
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C x) {
+        return std::atanh(x);
+    }
+};
 struct Sinh : UnaryRow<UnaryOp::kSinh, Dtypes::kFloat> {
     static constexpr const char* name = "sinh";
     template <class C>
@@ -314,6 +323,13 @@ struct Erfinv : UnaryRow<UnaryOp::kErfinv, Dtypes::kFloat> {
         return static_cast<C>(special::erfinv(static_cast<double>(x)));
     }
 };
+struct Erfcinv : UnaryRow<UnaryOp::kErfcinv, Dtypes::kFloat> {
+    static constexpr const char* name = "erfcinv";
+    template <class C>
+    RENSA_HOST_DEVICE static C apply(C x) {
+        return static_cast<C>(special::erfcinv(static_cast<double>(x)));
+    }
+};
 struct LogicalNot : UnaryRow<UnaryOp::kLogicalNot, Dtypes::kPredicate> {
     static constexpr const char* name = "logical_not";
     template <class C>
@@ -348,9 +364,10 @@ struct Isfinite : UnaryRow<UnaryOp::kIsfinite, Dtypes::kPredicate> {
     }
 };
 
-using UnaryTable = Table<Negative, Abs, Sign, Reciprocal, Floor, Ceil, Trunc, Exp, Expm1, Log, Log1p, Log2, Log10, Sqrt,
-                         Rsqrt, Square, Sin, Cos, Tan, Arcsin, Arccos, Arctan, Sinh, Cosh, Tanh, Sigmoid, Erf, Erfc,
-                         Ndtr, Erfcx, Lgamma, Digamma, LogNdtr, Ndtri, Erfinv, LogicalNot, Isnan, Isinf, Isfinite>;
+using UnaryTable =
+    Table<Negative, Abs, Sign, Reciprocal, Floor, Ceil, Trunc, Exp, Expm1, Log, Log1p, Log2, Log10, Sqrt, Rsqrt, Square,
+          Sin, Cos, Tan, Arcsin, Arccos, Arctan, Arctanh, Sinh, Cosh, Tanh, Sigmoid, Erf, Erfc, Ndtr, Erfcx, Lgamma,
+          Digamma, LogNdtr, Ndtri, Erfinv, Erfcinv, LogicalNot, Isnan, Isinf, Isfinite>;
 static_assert(UnaryTable::in_enum_order() && UnaryTable::size == static_cast<std::size_t>(UnaryOp::kIsfinite) + 1,
               "UnaryTable: one row per UnaryOp, in the enum's order");
 }  // namespace elementwise

@@ -1,6 +1,6 @@
 #pragma once
-// The special functions behind the elementwise rows lgamma, digamma, polygamma, log_ndtr,
-// ndtri and erfinv (core/elementwise_unary.h, core/elementwise_binary.h), in double on host
+// The special functions behind the elementwise rows lgamma, digamma, polygamma, zeta,
+// log_ndtr, ndtri, erfinv and erfcinv (core/elementwise_unary.h, core/elementwise_binary.h), in double on host
 // and device. See Note [Special functions].
 //
 // Note [Special functions]: each row computes in double and rounds once to its compute type,
@@ -20,7 +20,11 @@
 // - ndtri and erfinv invert erfc by Newton's method on log erfc(y) = log erfcx(y) - y^2: the
 //   function is concave and decreasing, and the start sqrt(-log q) lies at or above the root
 //   (erfc(y) <= exp(-y^2)), so the iterates fall monotonically onto it. erfinv near 0 solves
-//   erf(y) = x directly, where 1 - x would lose the digits of x.
+//   erf(y) = x directly, where 1 - x would lose the digits of x. erfcinv(q) is the same
+//   inversion of erfc on q <= 1 and its mirror -erfcinv(2 - q) above; for q in [0.5, 1.5]
+//   1 - q is exact (Sterbenz), so it is erfinv(1 - q) there.
+// - zeta(x, q) is the Hurwitz zeta of polygamma with scipy's domain: NaN for x < 1 and for a
+//   negative non-integer q with x not an integer (q^-x is not real), infinity at x = 1.
 
 #include <cmath>
 #include <limits>
@@ -101,6 +105,17 @@ RENSA_HOST_DEVICE inline double hurwitz_zeta(double s, double q) {
     return sum;
 }
 
+// scipy.special.zeta(x, q): the Hurwitz zeta with Cephes' domain rules.
+RENSA_HOST_DEVICE inline double zeta(double x, double q) {
+    if (x != x || q != q || x < 1.0) return quiet_nan();
+    if (x == 1.0) return infinity();
+    if (q <= 0.0) {
+        if (q == std::floor(q)) return infinity();
+        if (x != std::floor(x)) return quiet_nan();
+    }
+    return hurwitz_zeta(x, q);
+}
+
 RENSA_HOST_DEVICE inline double polygamma(double n, double x) {
     if (n != n || x != x || n < 0.0 || n != std::floor(n)) return quiet_nan();
     if (n == 0.0) return digamma(x);
@@ -149,6 +164,16 @@ RENSA_HOST_DEVICE inline double erfinv(double x) {
         if (!(std::abs(step) > 1e-16 * std::abs(y))) break;
     }
     return y;
+}
+
+// The y with erfc(y) = q, for q in [0, 2]; NaN outside.
+RENSA_HOST_DEVICE inline double erfcinv(double q) {
+    if (q != q || q < 0.0 || q > 2.0) return quiet_nan();
+    if (q == 0.0) return infinity();
+    if (q == 2.0) return -infinity();
+    if (q >= 0.5 && q <= 1.5) return erfinv(1.0 - q);  // 1 - q is exact here
+    if (q < 1.0) return inverse_erfc_upper(q);
+    return -inverse_erfc_upper(2.0 - q);
 }
 
 // The standard normal quantile: ndtri(p) = -sqrt(2) erfcinv(2p).

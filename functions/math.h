@@ -72,6 +72,7 @@ using rensa::sum;
 [[nodiscard]] Variable arctan(const Variable& x);
 [[nodiscard]] Variable sinh(const Variable& x);
 [[nodiscard]] Variable cosh(const Variable& x);
+[[nodiscard]] Variable arctanh(const Variable& x);  // NaN outside [-1, 1], +-inf at the ends
 [[nodiscard]] Variable erf(const Variable& x);
 [[nodiscard]] Variable erfc(const Variable& x);  // 1 - erf(x), accurate for large x
 [[nodiscard]] Variable ndtr(const Variable& x);  // the standard normal CDF
@@ -85,6 +86,12 @@ using rensa::sum;
 [[nodiscard]] Variable log_ndtr(const Variable& x);
 [[nodiscard]] Variable ndtri(const Variable& x);
 [[nodiscard]] Variable erfinv(const Variable& x);
+// erfc's inverse on [0, 2] (NaN outside, +inf at 0, -inf at 2).
+[[nodiscard]] Variable erfcinv(const Variable& x);
+// The Hurwitz zeta function sum_k (q + k)^-x (scipy.special.zeta): x (any numeric dtype but
+// bool) is a constant, as in Chainer, q a float Variable; they broadcast and the result has
+// q's dtype. NaN for x < 1. DtypeError for a bool x or a non-float q.
+[[nodiscard]] Variable zeta(const Variable& x, const Variable& q);
 // The n-th derivative of digamma at x: n an integer array (not differentiated), x a float
 // one, broadcast; the result has x's dtype. DtypeError for a float n or an integer x.
 [[nodiscard]] Variable polygamma(const Variable& n, const Variable& x);

@@ -84,6 +84,8 @@ const UnarySpec kArcsin{UnaryOp::kArcsin, "Arcsin", [](V x, V, V gy) { return gy
 const UnarySpec kArccos{UnaryOp::kArccos, "Arccos", [](V x, V, V gy) { return -(gy * rsqrt(1.0 - square(x))); }, true,
                         false};
 const UnarySpec kArctan{UnaryOp::kArctan, "Arctan", [](V x, V, V gy) { return gy / (square(x) + 1.0); }, true, false};
+const UnarySpec kArctanh{UnaryOp::kArctanh, "Arctanh", [](V x, V, V gy) { return gy / (1.0 - square(x)); }, true,
+                         false};
 const UnarySpec kSinh{UnaryOp::kSinh, "Sinh", [](V x, V, V gy) { return gy * cosh(x); }, true, false};
 const UnarySpec kCosh{UnaryOp::kCosh, "Cosh", [](V x, V, V gy) { return gy * sinh(x); }, true, false};
 const UnarySpec kTanh{UnaryOp::kTanh, "Tanh", [](V, V y, V gy) { return gy * (1.0 - y * y); }, false, true};
@@ -111,6 +113,9 @@ const UnarySpec kNdtri{UnaryOp::kNdtri, "Ndtri",
                        [](V, V y, V gy) { return gy * (sqrt2 / inv_sqrtpi) * exp(square(y) * 0.5); }, false, true};
 const UnarySpec kErfinv{UnaryOp::kErfinv, "ErfInv",
                         [](V, V y, V gy) { return gy * (0.5 / inv_sqrtpi) * exp(square(y)); }, false, true};
+// erfcinv' = -sqrt(pi) / 2 * exp(y^2) (Chainer's ErfcInv).
+const UnarySpec kErfcinv{UnaryOp::kErfcinv, "erfcinv",
+                         [](V, V y, V gy) { return gy * (-0.5 / inv_sqrtpi) * exp(square(y)); }, false, true};
 
 }  // namespace
 
@@ -128,6 +133,7 @@ Variable tan(const Variable& x) { return unary(kTan, x); }
 Variable arcsin(const Variable& x) { return unary(kArcsin, x); }
 Variable arccos(const Variable& x) { return unary(kArccos, x); }
 Variable arctan(const Variable& x) { return unary(kArctan, x); }
+Variable arctanh(const Variable& x) { return unary(kArctanh, x); }
 Variable sinh(const Variable& x) { return unary(kSinh, x); }
 Variable cosh(const Variable& x) { return unary(kCosh, x); }
 Variable tanh(const Variable& x) { return unary(kTanh, x); }
@@ -141,6 +147,7 @@ Variable digamma(const Variable& x) { return unary(kDigamma, x); }
 Variable log_ndtr(const Variable& x) { return unary(kLogNdtr, x); }
 Variable ndtri(const Variable& x) { return unary(kNdtri, x); }
 Variable erfinv(const Variable& x) { return unary(kErfinv, x); }
+Variable erfcinv(const Variable& x) { return unary(kErfcinv, x); }
 
 Variable floor(const Variable& x) { return rounding(UnaryOp::kFloor, x); }
 Variable ceil(const Variable& x) { return rounding(UnaryOp::kCeil, x); }

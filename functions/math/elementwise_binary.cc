@@ -1,7 +1,6 @@
 // Binary elementwise functions of F over core/elementwise_binary.h rows that autograd's
-// operators do not cover: arctan2, fmod and polygamma (Chainer's F.arctan2, F.fmod,
-// F.polygamma). Operands
-// broadcast; gradients are reduced back to each operand's shape.
+// operators do not cover: arctan2, fmod, polygamma and zeta (Chainer's F.arctan2,
+// F.fmod, F.polygamma, F.zeta). Operands broadcast; gradients are reduced back to each operand's shape.
 
 #include "autograd/basic_math.h"
 #include "autograd/check.h"
@@ -60,7 +59,31 @@ public:
     std::string label() const override { return "PolyGamma"; }
 };
 
+// y = zeta(x, q) (Chainer's Zeta): the exponent x is held constant, as Chainer's (it is an
+// attribute there); gq = gy * -x * zeta(x + 1, q).
+class Zeta : public FunctionNode {
+public:
+    std::vector<Array> forward(const std::vector<Array>& xs) override {
+        retain_inputs({0, 1});
+        return {ops::elementwise(BinaryOp::kZeta, xs[0].astype(xs[1].dtype(), false), xs[1])};
+    }
+    std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
+        const Variable x = retained_input(0), q = retained_input(1);
+        const Variable exponent(x.array().astype(q.dtype(), false), false);
+        const Variable next(ops::add(exponent.array(), Scalar(1.0)), false);
+        return {Variable(), sum_to(gys[0] * -exponent * zeta(next, q), q.shape())};
+    }
+    std::string label() const override { return "zeta"; }
+};
+
 }  // namespace
+
+Variable zeta(const Variable& x, const Variable& q) {
+    expect_defined(x, "zeta", "x");
+    RENSA_CHECK(x.dtype() != Dtype::kBool, DtypeError, "zeta: Expect: x.dtype.kind in 'iuf', Actual: bool");
+    expect_float(q, "zeta", "q");
+    return math_detail::apply1<Zeta>({Variable(x.array(), false), q});
+}
 
 Variable polygamma(const Variable& n, const Variable& x) {
     expect_signed_integer(n, "polygamma", "n");

@@ -63,6 +63,14 @@ double bisect(F f, long double target, long double low, long double high) {
     }
     return static_cast<double>((low + high) / 2);
 }
+// zeta(s, q) for s > 1: polygamma's sum of 2000 terms with its tail.
+inline double zeta(double s, double q) {
+    long double sum = 0, a = q;
+    for (int k = 0; k < 2000; ++k, a += 1) sum += std::pow(a, -static_cast<long double>(s));
+    const long double ls = s;
+    sum += std::pow(a, 1 - ls) / (ls - 1) + std::pow(a, -ls) / 2 + ls * std::pow(a, -ls - 1) / 12;
+    return static_cast<double>(sum);
+}
 inline long double ndtr(long double x) { return std::erfc(-x / std::sqrt(2.0L)) / 2; }
 }  // namespace reference
 
@@ -91,6 +99,7 @@ inline const std::vector<UnaryTestRow>& unary_test_rows() {
         {UnaryOp::kArcsin, [](double x) { return std::asin(x); }, -0.9, 0.9, F::arcsin},
         {UnaryOp::kArccos, [](double x) { return std::acos(x); }, -0.9, 0.9, F::arccos},
         {UnaryOp::kArctan, [](double x) { return std::atan(x); }, -2.0, 2.0, F::arctan},
+        {UnaryOp::kArctanh, [](double x) { return std::atanh(x); }, -0.9, 0.9, F::arctanh},
         {UnaryOp::kSinh, [](double x) { return std::sinh(x); }, -1.5, 1.5, F::sinh},
         {UnaryOp::kCosh, [](double x) { return std::cosh(x); }, -1.5, 1.5, F::cosh},
         {UnaryOp::kTanh, [](double x) { return std::tanh(x); }, -2.0, 2.0, F::tanh},
@@ -113,6 +122,9 @@ inline const std::vector<UnaryTestRow>& unary_test_rows() {
         {UnaryOp::kErfinv,
          [](double x) { return reference::bisect([](long double y) { return std::erf(y); }, x, -6, 6); }, -0.9, 0.9,
          F::erfinv},
+        {UnaryOp::kErfcinv,
+         [](double q) { return reference::bisect([](long double y) { return -std::erfc(y); }, -q, -6, 6); }, 0.05, 1.95,
+         F::erfcinv},
         {UnaryOp::kLogicalNot, [](double x) { return double(x == 0); }},
         {UnaryOp::kIsnan, [](double x) { return double(std::isnan(x)); }},
         {UnaryOp::kIsinf, [](double x) { return double(std::isinf(x)); }},
@@ -140,6 +152,7 @@ inline const std::vector<BinaryTestRow>& binary_test_rows() {
         {BinaryOp::kMinimum, [](double a, double b) { return b < a ? b : a; }},
         {BinaryOp::kArctan2, [](double a, double b) { return std::atan2(a, b); }, -2.0, 2.0, F::arctan2},
         {BinaryOp::kPolygamma, reference::polygamma, 0.0, 3.0, F::polygamma, true, true},
+        {BinaryOp::kZeta, reference::zeta, 2.0, 5.0, F::zeta, true, true},
         {BinaryOp::kKeepWherePositive, [](double a, double b) { return b > 0 ? a : 0.0; }},
         {BinaryOp::kEqual, [](double a, double b) { return double(a == b); }},
         {BinaryOp::kNotEqual, [](double a, double b) { return double(a != b); }},
