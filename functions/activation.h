@@ -4,6 +4,7 @@
 // shape unless stated. All of them support double backprop.
 
 #include <utility>
+#include <vector>
 
 #include "autograd/variable.h"
 
@@ -54,6 +55,25 @@ namespace rensa::functions {
 // Concatenated ReLU: concat(relu(x), relu(-x)) along `axis`, which doubles in length.
 // DimensionError for a bad axis.
 [[nodiscard]] Variable crelu(const Variable& x, int axis = 1);
+
+// --- Chainer's rrelu, slstm and tree_lstm (issue 23).
+// Randomized leaky ReLU: x where x >= 0, r * x elsewhere. Training (Config::train): r is the
+// given array (x's shape and dtype; DimensionError/DtypeError otherwise) or U(l, u) noise
+// from the seeded generator; in test mode r is (l + u) / 2 everywhere, given or not, as Chainer.
+// rrelu_with_r also returns the r used (Chainer's return_r=True).
+[[nodiscard]] Variable rrelu(const Variable& x, double l = 1.0 / 8, double u = 1.0 / 3, const Array& r = Array());
+[[nodiscard]] std::pair<Variable, Array> rrelu_with_r(const Variable& x, double l = 1.0 / 8, double u = 1.0 / 3,
+                                                      const Array& r = Array());
+// Chainer's S-LSTM cell of two children: x1, x2 (batch, 4 * units, ...) hold the gates a, i,
+// f, o interleaved as lstm's; c_prev1, c_prev2 (batch, units, ...).
+// c = tanh(a1) sigmoid(i1) + tanh(a2) sigmoid(i2) + sigmoid(f1) c_prev1 + sigmoid(f2) c_prev2,
+// h = sigmoid(o1 + o2) tanh(c); returns {c, h}. DimensionError/DtypeError when shapes do not fit.
+[[nodiscard]] std::pair<Variable, Variable> slstm(const Variable& c_prev1, const Variable& c_prev2, const Variable& x1,
+                                                  const Variable& x2);
+// Chainer's tree LSTM cell of n = cs.size() >= 1 children: x (batch, (3 + n) * units, ...)
+// holds the gates a, i, o, f_1 .. f_n in blocks (x.reshape(batch, 3 + n, units, ...)[:, k]);
+// c = tanh(a) sigmoid(i) + sum_k sigmoid(f_k) c_k, h = sigmoid(o) tanh(c); returns {c, h}.
+[[nodiscard]] std::pair<Variable, Variable> tree_lstm(const std::vector<Variable>& cs, const Variable& x);
 
 }  // namespace rensa::functions
 

@@ -6,7 +6,7 @@
 // The families and what they hold (kept in step with the headers; see issue notes for
 // anything left out):
 //   activation:    relu leaky_relu elu selu clipped_relu sigmoid hard_sigmoid tanh softplus
-//                  swish gelu softmax log_softmax prelu maxout lstm
+//                  swish gelu softmax log_softmax prelu maxout lstm rrelu slstm tree_lstm
 //   array:         reshape transpose swapaxes broadcast_to expand_dims squeeze flatten concat
 //                  stack hstack vstack split_axis separate get_item select_item where cast copy
 //                  pad pad_sequence transpose_sequence tile repeat flip resize_images sum_to
@@ -26,8 +26,9 @@
 //                  mean_absolute_error huber_loss hinge gaussian_kl_divergence bernoulli_nll
 //                  gaussian_nll contrastive triplet negative_sampling
 //                  connectionist_temporal_classification
-//   noise:         dropout gaussian gumbel_softmax
+//   noise:         dropout gaussian gumbel_softmax simplified_dropconnect
 //   evaluation:    accuracy binary_accuracy precision recall f1_score
+//   util:          forget
 
 #include "functions/activation.h"     // IWYU pragma: export
 #include "functions/array.h"          // IWYU pragma: export
@@ -38,3 +39,4 @@
 #include "functions/noise.h"          // IWYU pragma: export
 #include "functions/normalization.h"  // IWYU pragma: export
 #include "functions/pooling.h"        // IWYU pragma: export
+#include "functions/util.h"           // IWYU pragma: export

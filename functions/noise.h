@@ -29,6 +29,17 @@ namespace rensa::functions {
 // ValueError unless tau > 0; DimensionError for a bad axis.
 [[nodiscard]] Variable gumbel_softmax(const Variable& log_p, double tau = 0.1, int axis = 1);
 
+// Chainer's simplified_dropconnect (issue 23): linear(x, W, b) with W's elements dropped with
+// probability `ratio` and the rest scaled by 1 / (1 - ratio). x (n, ...) is viewed as (n, N),
+// W is (M, N), b (M,) or undefined; the result is (n, M). With use_batchwise_mask each sample
+// draws its own mask (n, M, N), else one (M, N). A given mask (that shape; any dtype, nonzero
+// keeps) is used as is, also when not training; train = false without a mask is ratio 0
+// (Chainer's train argument, not Config::train). ValueError unless 0 <= ratio < 1;
+// DimensionError/DtypeError when shapes or dtypes do not fit. Differentiable in x, W and b.
+[[nodiscard]] Variable simplified_dropconnect(const Variable& x, const Variable& W, const Variable& b = {},
+                                              double ratio = 0.5, bool train = true, const Array& mask = Array(),
+                                              bool use_batchwise_mask = true);
+
 }  // namespace rensa::functions
 
 namespace F = rensa::functions;  // NOLINT(misc-unused-alias-decls)
