@@ -4,8 +4,12 @@
 //                  DeconvolutionND EmbedID Bias Scale Bilinear Highway MLPConvolution2D Inception
 //                  InceptionBN ParameterLink (Chainer's L.Parameter) LSTM StatelessLSTM GRU StatefulGRU StatelessGRU
 //                  NStepLSTM NStepBiLSTM NStepGRU NStepBiGRU NStepRNNTanh NStepRNNReLU NStepBiRNNTanh NStepBiRNNReLU
+//                  InceptionBN LSTM StatelessLSTM GRU StatefulGRU StatelessGRU NStepLSTM NStepBiLSTM
+//                  NStepGRU NStepBiGRU NStepRNNTanh NStepRNNReLU NStepBiRNNTanh NStepBiRNNReLU
+//                  StatelessMGU StatefulMGU StatefulPeepholeLSTM StatefulZoneoutLSTM ChildSumTreeLSTM
+//                  NaryTreeLSTM
 //   normalization: BatchNormalization LayerNormalization GroupNormalization
-//   activation:    PReLU Maxout
+//   activation:    PReLU Maxout Swish SimplifiedDropconnect
 //   loss:          NegativeSampling
 //   model:         Classifier; vision (Chainer's pretrained models): VGGLayers ResNetLayers GoogLeNet;
 //                  vision (examples' networks): CifarVGG16 ResNet50 ImageNetGoogLeNet Alex NIN
@@ -14,6 +18,8 @@
 
 #include "links/activation/maxout.h"                    // IWYU pragma: export
 #include "links/activation/prelu.h"                     // IWYU pragma: export
+#include "links/activation/simplified_dropconnect.h"    // IWYU pragma: export
+#include "links/activation/swish.h"                     // IWYU pragma: export
 #include "links/chain.h"                                // IWYU pragma: export
 #include "links/connection/bias.h"                      // IWYU pragma: export
 #include "links/connection/bilinear.h"                  // IWYU pragma: export
@@ -29,10 +35,14 @@
 #include "links/connection/inception_bn.h"              // IWYU pragma: export
 #include "links/connection/linear.h"                    // IWYU pragma: export
 #include "links/connection/lstm.h"                      // IWYU pragma: export
+#include "links/connection/mgu.h"                       // IWYU pragma: export
 #include "links/connection/mlp_convolution_2d.h"        // IWYU pragma: export
 #include "links/connection/n_step_rnn.h"                // IWYU pragma: export
 #include "links/connection/parameter_link.h"            // IWYU pragma: export
+#include "links/connection/peephole.h"                  // IWYU pragma: export
 #include "links/connection/scale.h"                     // IWYU pragma: export
+#include "links/connection/tree_lstm.h"                 // IWYU pragma: export
+#include "links/connection/zoneout_lstm.h"              // IWYU pragma: export
 #include "links/initializers.h"                         // IWYU pragma: export
 #include "links/initializers/sampling.h"                // IWYU pragma: export
 #include "links/link.h"                                 // IWYU pragma: export
