@@ -24,6 +24,7 @@ void bind_functions(py::module_& m) {
     functions_bind::bind_spatial(f);
     functions_bind::bind_normloss(f);
     functions_bind::bind_pad(f);
+    functions_bind::bind_act(f);
 }
 
 }  // namespace rensa::python

@@ -38,5 +38,6 @@ F::ItemIndex to_item(py::handle term);
 void bind_spatial(py::module_& f);                         // spatial.cc: spatial transformer, shift, ... (issue 23)
 void bind_normloss(py::module_& f);                        // normloss.cc: issue 23 normalizations and losses
 void bind_pad(py::module_& f);                             // pad.cc: pad(x, pad_width, mode, **keywords)
+void bind_act(py::module_& f);                             // act.cc: issue 23's special functions, rrelu, cells, forget
 
 }  // namespace rensa::python::functions_bind

@@ -23,6 +23,7 @@ void bind_links(py::module_& m) {
     links_detail::bind_vision_links(links);
     links_detail::bind_normloss_links(links);
     links_detail::bind_more_links(links);
+    links_detail::bind_act_links(links);
 }
 
 }  // namespace rensa::python

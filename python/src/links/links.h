@@ -159,6 +159,7 @@ void bind_vision_links(py::module_& links);         // vision.cc: Chainer's pret
 void bind_normloss_links(py::module_& links);       // normloss.cc: issue 23 normalization and loss links
 void bind_sampling_filters(py::module_& init);      // initializers_sampling.cc: Up/DownsamplingConvFilter
 void bind_more_links(py::module_& links);           // more_links.cc: InceptionBN, NegativeSampling, Parameter
+void bind_act_links(py::module_& links);  // act.cc: issue 23's Swish, SimplifiedDropconnect, MGU, tree LSTMs, ...
 
 // None -> nullopt (Chainer's lazy sizes and optional labels), else the int.
 inline std::optional<int64_t> optional_int(py::handle obj) {

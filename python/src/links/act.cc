@@ -1,0 +1,141 @@
+// rensa._core.links, issue 23's links: Swish, SimplifiedDropconnect, StatelessMGU,
+// StatefulMGU, StatefulPeepholeLSTM, StatefulZoneoutLSTM, ChildSumTreeLSTM, NaryTreeLSTM,
+// with Chainer's constructor signatures. States read None until set, as in Chainer.
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "links/activation/simplified_dropconnect.h"
+#include "links/activation/swish.h"
+#include "links/connection/mgu.h"
+#include "links/connection/peephole.h"
+#include "links/connection/tree_lstm.h"
+#include "links/connection/zoneout_lstm.h"
+#include "python/src/convert/variables.h"
+#include "python/src/links/links.h"
+
+namespace rensa::python::links_detail {
+namespace L = rensa::links;
+
+namespace {
+
+// Chainer's tree LSTM call forward(*cs, *hs, x): None entries are undefined.
+template <class T>
+py::tuple call_tree_lstm(T& self, const py::args& cshsx, size_t n_children) {
+    std::vector<Variable> all;
+    for (const py::handle v : cshsx) all.push_back(to_variable_or_undefined(v));
+    const std::vector<Variable> cs(all.begin(), all.begin() + long(n_children));
+    const std::vector<Variable> hs(all.begin() + long(n_children), all.end() - 1);
+    auto [c, h] = self.forward(cs, hs, all.back());
+    return py::make_tuple(std::move(c), std::move(h));
+}
+
+void bind_tree_lstm_links(py::module_& m) {
+    link_class<L::ChildSumTreeLSTM, L::Chain>(m, "ChildSumTreeLSTM")
+        .def(link_init<L::ChildSumTreeLSTM>([](int64_t in_size, int64_t out_size) {
+                 return std::make_shared<L::ChildSumTreeLSTM>(in_size, out_size);
+             }),
+             py::arg("in_size"), py::arg("out_size"))
+        .def("__call__",
+             [](L::ChildSumTreeLSTM& self, const py::args& cshsx) {
+                 RENSA_CHECK(cshsx.size() % 2 == 1, ValueError,
+                             "ChildSumTreeLSTM: Expect: cs, hs (as many) and x, Actual: ", cshsx.size(), " inputs");
+                 return call_tree_lstm(self, cshsx, cshsx.size() / 2);
+             })
+        .def_property_readonly("in_size", &L::ChildSumTreeLSTM::in_size)
+        .def_property_readonly("state_size", &L::ChildSumTreeLSTM::state_size);
+    link_class<L::NaryTreeLSTM, L::Chain>(m, "NaryTreeLSTM")
+        .def(link_init<L::NaryTreeLSTM>([](int64_t in_size, int64_t out_size, int64_t n_ary) {
+                 return std::make_shared<L::NaryTreeLSTM>(in_size, out_size, n_ary);
+             }),
+             py::arg("in_size"), py::arg("out_size"), py::arg("n_ary") = 2)
+        .def("__call__",
+             [](L::NaryTreeLSTM& self, const py::args& cshsx) {
+                 const auto n = static_cast<size_t>(self.n_ary());
+                 RENSA_CHECK(cshsx.size() == 2 * n + 1, ValueError, "NaryTreeLSTM: Expect: ", 2 * n + 1,
+                             " inputs (cs, hs, x), Actual: ", cshsx.size());
+                 return call_tree_lstm(self, cshsx, n);
+             })
+        .def_property_readonly("in_size", &L::NaryTreeLSTM::in_size)
+        .def_property_readonly("state_size", &L::NaryTreeLSTM::state_size)
+        .def_property_readonly("n_ary", &L::NaryTreeLSTM::n_ary);
+}
+
+void bind_stateful_lstm_links(py::module_& m) {
+    link_class<L::StatefulPeepholeLSTM, L::Chain>(m, "StatefulPeepholeLSTM")
+        .def(link_init<L::StatefulPeepholeLSTM>([](py::handle in_size, int64_t out_size) {
+                 return std::make_shared<L::StatefulPeepholeLSTM>(optional_int(in_size), out_size);
+             }),
+             py::arg("in_size"), py::arg("out_size"))
+        .def_property_readonly("h", [](const L::StatefulPeepholeLSTM& self) { return variable_or_none(self.h); })
+        .def_property_readonly("c", [](const L::StatefulPeepholeLSTM& self) { return variable_or_none(self.c); })
+        .def_property_readonly("state_size", &L::StatefulPeepholeLSTM::state_size)
+        .def("reset_state", &L::StatefulPeepholeLSTM::reset_state);
+    link_class<L::StatefulZoneoutLSTM, L::Chain>(m, "StatefulZoneoutLSTM")
+        .def(
+            link_init<L::StatefulZoneoutLSTM>([](py::handle in_size, int64_t out_size, double c_ratio, double h_ratio) {
+                return std::make_shared<L::StatefulZoneoutLSTM>(optional_int(in_size), out_size, c_ratio, h_ratio);
+            }),
+            py::arg("in_size"), py::arg("out_size"), py::arg("c_ratio") = 0.5, py::arg("h_ratio") = 0.5)
+        .def_property_readonly("h", [](const L::StatefulZoneoutLSTM& self) { return variable_or_none(self.h); })
+        .def_property_readonly("c", [](const L::StatefulZoneoutLSTM& self) { return variable_or_none(self.c); })
+        .def_property_readonly("state_size", &L::StatefulZoneoutLSTM::state_size)
+        .def_property_readonly("c_ratio", &L::StatefulZoneoutLSTM::c_ratio)
+        .def_property_readonly("h_ratio", &L::StatefulZoneoutLSTM::h_ratio)
+        .def("reset_state", &L::StatefulZoneoutLSTM::reset_state)
+        .def(
+            "set_state",
+            [](L::StatefulZoneoutLSTM& self, const Variable& c, const Variable& h) { self.set_state(c, h); },
+            py::arg("c"), py::arg("h"));
+}
+
+}  // namespace
+
+void bind_act_links(py::module_& m) {
+    link_class<L::Swish, L::Link>(m, "Swish")
+        .def(link_init<L::Swish>([](py::handle beta_shape, double beta_init) {
+                 std::optional<Shape> shape;
+                 if (!beta_shape.is_none()) shape = to_shape(beta_shape, "Swish");
+                 return std::make_shared<L::Swish>(shape, beta_init);
+             }),
+             py::arg("beta_shape"), py::arg("beta_init") = 1.0);
+    link_class<L::SimplifiedDropconnect, L::Link>(m, "SimplifiedDropconnect")
+        .def(link_init<L::SimplifiedDropconnect>([](py::handle in_size, int64_t out_size, double ratio, bool nobias,
+                                                    py::handle initialW, py::handle initial_bias) {
+                 return std::make_shared<L::SimplifiedDropconnect>(optional_int(in_size), out_size, ratio, nobias,
+                                                                   to_initializer(initialW),
+                                                                   to_initializer(initial_bias));
+             }),
+             py::arg("in_size"), py::arg("out_size"), py::arg("ratio") = 0.5, py::arg("nobias") = false,
+             py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none())
+        .def(
+            "__call__",
+            [](L::SimplifiedDropconnect& self, const Variable& x, bool train, py::handle mask,
+               bool use_batchwise_mask) {
+                return self.forward(x, train, to_array_or_undefined(mask), use_batchwise_mask);
+            },
+            py::arg("x"), py::arg("train") = true, py::arg("mask") = py::none(), py::arg("use_batchwise_mask") = true)
+        .def_property_readonly("out_size", &L::SimplifiedDropconnect::out_size)
+        .def_property_readonly("ratio", &L::SimplifiedDropconnect::ratio);
+    link_class<L::StatelessMGU, L::Chain>(m, "StatelessMGU")
+        .def(link_init<L::StatelessMGU>([](int64_t n_inputs, int64_t n_units) {
+                 return std::make_shared<L::StatelessMGU>(n_inputs, n_units);
+             }),
+             py::arg("n_inputs"), py::arg("n_units"))
+        .def(
+            "__call__", [](L::StatelessMGU& self, const Variable& h, const Variable& x) { return self.forward(h, x); },
+            py::arg("h"), py::arg("x"));
+    link_class<L::StatefulMGU, L::Chain>(m, "StatefulMGU")
+        .def(link_init<L::StatefulMGU>(
+                 [](int64_t in_size, int64_t out_size) { return std::make_shared<L::StatefulMGU>(in_size, out_size); }),
+             py::arg("in_size"), py::arg("out_size"))
+        .def_property_readonly("h", [](const L::StatefulMGU& self) { return variable_or_none(self.h); })
+        .def("reset_state", &L::StatefulMGU::reset_state)
+        .def(
+            "set_state", [](L::StatefulMGU& self, const Variable& h) { self.set_state(h); }, py::arg("h"));
+    bind_stateful_lstm_links(m);
+    bind_tree_lstm_links(m);
+}
+
+}  // namespace rensa::python::links_detail
