@@ -26,7 +26,7 @@
 //                  mean_absolute_error huber_loss hinge gaussian_kl_divergence bernoulli_nll
 //                  gaussian_nll contrastive triplet negative_sampling
 //                  connectionist_temporal_classification
-//   noise:         dropout gaussian gumbel_softmax simplified_dropconnect
+//   noise:         dropout gaussian gumbel_softmax zoneout simplified_dropconnect
 //   evaluation:    accuracy binary_accuracy precision recall f1_score
 //   util:          forget
 

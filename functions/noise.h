@@ -1,7 +1,7 @@
 #pragma once
-// Chainer's noise functions (F::dropout, F::gaussian, F::gumbel_softmax). Inputs are
-// floating-point Variables (DtypeError otherwise). Random numbers come from the seeded
-// global generator (core/random.h: rensa::seed), so a seed gives the same noise again.
+// Chainer's noise functions (F::dropout, F::gaussian, F::gumbel_softmax, F::zoneout,
+// F::simplified_dropconnect). Inputs are floating-point Variables (DtypeError otherwise). Random numbers come from the
+// seeded global generator (core/random.h: rensa::seed), so a seed gives the same noise again.
 
 #include <utility>
 
@@ -28,6 +28,11 @@ namespace rensa::functions {
 // a differentiable relaxation of sampling from the categorical distribution log_p.
 // ValueError unless tau > 0; DimensionError for a bad axis.
 [[nodiscard]] Variable gumbel_softmax(const Variable& log_p, double tau = 0.1, int axis = 1);
+
+// Chainer's zoneout (issue 23): in training each element is h's with probability `ratio`, else
+// x's (gradients flow to the one chosen); outside training x itself. h and x share shape and
+// float dtype (DimensionError/DtypeError); ValueError unless 0 <= ratio <= 1.
+[[nodiscard]] Variable zoneout(const Variable& h, const Variable& x, double ratio = 0.5);
 
 // Chainer's simplified_dropconnect (issue 23): linear(x, W, b) with W's elements dropped with
 // probability `ratio` and the rest scaled by 1 / (1 - ratio). x (n, ...) is viewed as (n, N),

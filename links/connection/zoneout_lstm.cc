@@ -1,25 +1,13 @@
 #include "links/connection/zoneout_lstm.h"
 
 #include "autograd/basic_math.h"
-#include "autograd/modes.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
-#include "core/ops/random.h"
 #include "functions/activation.h"
-#include "functions/array.h"
+#include "functions/noise.h"
 #include "links/connection/lstm_gates.h"
 
 namespace rensa::links {
-namespace {
-
-// Chainer's F.zoneout(h, x, ratio): in training h where U(0, 1) < ratio, x elsewhere; x
-// outside training.
-Variable zoneout(const Variable& h, const Variable& x, double ratio) {
-    if (!config().train) return x;
-    return F::where(ops::bernoulli(h.shape(), ratio, Dtype::kBool, h.device()), h, x);
-}
-
-}  // namespace
 
 StatefulZoneoutLSTM::StatefulZoneoutLSTM(std::optional<int64_t> in_size, int64_t out_size, double c_ratio,
                                          double h_ratio)
@@ -52,8 +40,8 @@ Variable StatefulZoneoutLSTM::forward(const Variable& x) {
     if (!c.defined()) c = Variable(ops::zeros(state_shape, x.dtype(), device_), false);
     const auto [a, i, f, o] = detail::lstm_gates(lstm_in);
     const Variable c_tmp = F::tanh(a) * F::sigmoid(i) + F::sigmoid(f) * c;
-    c = zoneout(c, c_tmp, c_ratio_);
-    h = zoneout(h, F::sigmoid(o) * F::tanh(c_tmp), h_ratio_);
+    c = F::zoneout(c, c_tmp, c_ratio_);
+    h = F::zoneout(h, F::sigmoid(o) * F::tanh(c_tmp), h_ratio_);
     return h;
 }
 

@@ -297,3 +297,13 @@ def test_links_script_against_chainer(tmp_path):
     a = [float(v) for v in line[0].split(':')[1].split()]
     b = [float(v) for v in line_theirs[0].split(':')[1].split()]
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_zoneout_is_identity_on_x_outside_training():
+    h, x = np.ones((4, 5), np.float32), np.zeros((4, 5), np.float32)
+    with rensa.using_config('train', False):
+        assert (F.zoneout(h, x, ratio=0.9).array == 0).all()  # Chainer returns x
+    y = F.zoneout(h, x, 0.5).array
+    assert set(np.unique(y)) <= {0.0, 1.0}
+    gradient_check.check_backward(lambda a, b: F.zoneout(a, b, 1.0), (uniform((3,)), uniform((3,), seed=1)),
+                                  uniform((3,), seed=2))

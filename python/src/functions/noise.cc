@@ -48,15 +48,8 @@ void bind_noise(py::module_& f) {
             return py::make_tuple(F::gaussian(mean, ln_var, noise), to_numpy(noise));
         },
         py::arg("mean"), py::arg("ln_var"), py::kw_only(), py::arg("eps") = py::none(), py::arg("return_eps") = false);
-    // Chainer's zoneout(h, x, ratio=.5): h where a Bernoulli(ratio) mask is set, x elsewhere
-    // (applied regardless of the train mode, as Chainer does).
-    f.def(
-        "zoneout",
-        [](const Variable& h, const Variable& x, double ratio) {
-            RENSA_CHECK(ratio >= 0.0 && ratio <= 1.0, ValueError, "zoneout: ratio must be in [0, 1], got ", ratio);
-            return F::where(ops::bernoulli(h.shape(), ratio, Dtype::kBool, h.device()), h, x);
-        },
-        py::arg("h"), py::arg("x"), py::arg("ratio") = 0.5);
+    // Chainer's zoneout(h, x, ratio=.5): x outside training.
+    f.def("zoneout", &F::zoneout, py::arg("h"), py::arg("x"), py::arg("ratio") = 0.5);
     f.def("gumbel_softmax", &F::gumbel_softmax, py::arg("log_pi"), py::arg("tau") = 0.1, py::arg("axis") = 1);
 }
 
