@@ -49,6 +49,8 @@ F::ItemIndex to_item(py::handle term) {
     return index_array(term);
 }
 
+namespace {
+
 Variable get_item(const Variable& x, py::handle slices) {
     if (PyLong_Check(slices.ptr()) && !PyBool_Check(slices.ptr())) {
         return F::get_item(x, slices.cast<int64_t>());  // the common x[i], kept quick
