@@ -35,9 +35,13 @@ void bind_linalg(py::module_& f, py::module_& m);
 // One term of a numpy index (int, slice, None, Ellipsis, array-like) as get_item's
 // ItemIndex (array_index.cc); a boolean array stays a bool Array.
 F::ItemIndex to_item(py::handle term);
-void bind_spatial(py::module_& f);                         // spatial.cc: spatial transformer, shift, ... (issue 23)
-void bind_normloss(py::module_& f);                        // normloss.cc: issue 23 normalizations and losses
-void bind_pad(py::module_& f);                             // pad.cc: pad(x, pad_width, mode, **keywords)
-void bind_act(py::module_& f);                             // act.cc: issue 23's special functions, rrelu, cells, forget
+void bind_spatial(py::module_& f);   // spatial.cc: spatial transformer, shift, ... (issue 23)
+void bind_normloss(py::module_& f);  // normloss.cc: issue 23 normalizations and losses
+void bind_pad(py::module_& f);       // pad.cc: pad(x, pad_width, mode, **keywords)
+void bind_act(py::module_& f);       // act.cc: issue 23's special functions, rrelu, cells, forget
+
+// Chainer's unpooling options from Python (pooling.cc; unpooling_2d and unpooling_nd share them).
+F::UnpoolingOptions unpooling_options(const std::optional<Ints>& stride, const Ints& pad,
+                                      const std::optional<Ints>& outsize, bool cover_all);
 
 }  // namespace rensa::python::functions_bind

@@ -56,14 +56,6 @@ Variable average_pooling(const Variable& x, const Ints& ksize, const std::option
     return F::average_pooling_nd(x, to_pooling_size(ksize), options);
 }
 
-F::UnpoolingOptions unpooling_options(const std::optional<Ints>& stride, const Ints& pad,
-                                      const std::optional<Ints>& outsize, bool cover_all) {
-    return {.stride = to_pooling_size(stride),
-            .pad = to_pooling_size(pad),
-            .outsize = to_pooling_size(outsize),
-            .cover_all = cover_all};
-}
-
 void bind_max_pooling(py::module_& f) {
     struct Entry {
         const char* name;
@@ -83,6 +75,14 @@ void bind_max_pooling(py::module_& f) {
 }
 
 }  // namespace
+
+F::UnpoolingOptions unpooling_options(const std::optional<Ints>& stride, const Ints& pad,
+                                      const std::optional<Ints>& outsize, bool cover_all) {
+    return {.stride = to_pooling_size(stride),
+            .pad = to_pooling_size(pad),
+            .outsize = to_pooling_size(outsize),
+            .cover_all = cover_all};
+}
 
 void bind_pooling(py::module_& f) {
     bind_max_pooling(f);

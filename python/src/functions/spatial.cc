@@ -33,14 +33,6 @@ std::pair<int64_t, int64_t> output_pair(const Ints& output_shape) {
     return {s[0], s[1]};
 }
 
-F::UnpoolingOptions unpooling_options(const std::optional<Ints>& stride, const Ints& pad,
-                                      const std::optional<Ints>& outsize, bool cover_all) {
-    return {.stride = to_pooling_size(stride),
-            .pad = to_pooling_size(pad),
-            .outsize = to_pooling_size(outsize),
-            .cover_all = cover_all};
-}
-
 void bind_unpooling(py::module_& f, const char* name,
                     Variable (*fn)(const Variable&, F::PoolingSize, const F::UnpoolingOptions&)) {
     f.def(

@@ -100,6 +100,13 @@ void bind_act_links(py::module_& m) {
                  return std::make_shared<L::Swish>(shape, beta_init);
              }),
              py::arg("beta_shape"), py::arg("beta_init") = 1.0);
+    const auto dropconnect_forward = [](L::SimplifiedDropconnect& self, const Variable& x, bool train, py::handle mask,
+                                        bool use_batchwise_mask) {
+        return self.forward(x, train, to_array_or_undefined(mask), use_batchwise_mask);
+    };
+    const auto mgu_forward = [](L::StatelessMGU& self, const Variable& h, const Variable& x) {
+        return self.forward(h, x);
+    };
     link_class<L::SimplifiedDropconnect, L::Link>(m, "SimplifiedDropconnect")
         .def(link_init<L::SimplifiedDropconnect>([](py::handle in_size, int64_t out_size, double ratio, bool nobias,
                                                     py::handle initialW, py::handle initial_bias) {
@@ -109,13 +116,10 @@ void bind_act_links(py::module_& m) {
              }),
              py::arg("in_size"), py::arg("out_size"), py::arg("ratio") = 0.5, py::arg("nobias") = false,
              py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none())
-        .def(
-            "__call__",
-            [](L::SimplifiedDropconnect& self, const Variable& x, bool train, py::handle mask,
-               bool use_batchwise_mask) {
-                return self.forward(x, train, to_array_or_undefined(mask), use_batchwise_mask);
-            },
-            py::arg("x"), py::arg("train") = true, py::arg("mask") = py::none(), py::arg("use_batchwise_mask") = true)
+        .def("__call__", dropconnect_forward, py::arg("x"), py::arg("train") = true, py::arg("mask") = py::none(),
+             py::arg("use_batchwise_mask") = true)
+        .def("forward", dropconnect_forward, py::arg("x"), py::arg("train") = true, py::arg("mask") = py::none(),
+             py::arg("use_batchwise_mask") = true)
         .def_property_readonly("out_size", &L::SimplifiedDropconnect::out_size)
         .def_property_readonly("ratio", &L::SimplifiedDropconnect::ratio);
     link_class<L::StatelessMGU, L::Chain>(m, "StatelessMGU")
@@ -123,9 +127,8 @@ void bind_act_links(py::module_& m) {
                  return std::make_shared<L::StatelessMGU>(n_inputs, n_units);
              }),
              py::arg("n_inputs"), py::arg("n_units"))
-        .def(
-            "__call__", [](L::StatelessMGU& self, const Variable& h, const Variable& x) { return self.forward(h, x); },
-            py::arg("h"), py::arg("x"));
+        .def("__call__", mgu_forward, py::arg("h"), py::arg("x"))
+        .def("forward", mgu_forward, py::arg("h"), py::arg("x"));
     link_class<L::StatefulMGU, L::Chain>(m, "StatefulMGU")
         .def(link_init<L::StatefulMGU>(
                  [](int64_t in_size, int64_t out_size) { return std::make_shared<L::StatefulMGU>(in_size, out_size); }),

@@ -10,6 +10,7 @@
 #include "functions/connection/convolution.h"
 #include "links/initializer.h"
 #include "links/link.h"
+#include "links/normalization/batch_normalization.h"
 #include "python/src/bind.h"
 #include "python/src/convert/int_or_tuple.h"
 #include "python/src/convert/shape.h"
@@ -149,16 +150,21 @@ void bind_link_classes(py::module_& m);             // link.cc: Parameter, Link
 void bind_chains(py::module_& m);                   // chain.cc: Chain, ChainList, Sequential
 void bind_connection_links(py::module_& links);     // connection.cc
 void bind_normalization_links(py::module_& links);  // normalization.cc
-void bind_activation_links(py::module_& links);     // activation.cc: PReLU, Maxout
-void bind_recurrent_links(py::module_& links);      // connection_rnn.cc: LSTM, GRU, ...
-void bind_n_step_links(py::module_& links);         // connection_n_step.cc: NStepLSTM, NStepGRU, ...
-void bind_model_links(py::module_& links);          // model.cc: Classifier, vision models
-void bind_spatial_links(py::module_& links);        // spatial.cc: LocalConvolution2D, ... (issue 23)
-void bind_model_links(py::module_& links);          // model.cc: Classifier, the examples' vision models
-void bind_vision_links(py::module_& links);         // vision.cc: Chainer's pretrained vision models
-void bind_normloss_links(py::module_& links);       // normloss.cc: issue 23 normalization and loss links
-void bind_sampling_filters(py::module_& init);      // initializers_sampling.cc: Up/DownsamplingConvFilter
-void bind_more_links(py::module_& links);           // more_links.cc: InceptionBN, NegativeSampling, Parameter
+// BatchNormalization's options from its Python arguments (normalization.cc; BatchRenormalization's too).
+links::BatchNormalizationOptions batch_normalization_options(double decay, double eps, py::handle dtype, bool use_gamma,
+                                                             bool use_beta, py::handle initial_gamma,
+                                                             py::handle initial_beta, py::handle initial_avg_mean,
+                                                             py::handle initial_avg_var);
+void bind_activation_links(py::module_& links);  // activation.cc: PReLU, Maxout
+void bind_recurrent_links(py::module_& links);   // connection_rnn.cc: LSTM, GRU, ...
+void bind_n_step_links(py::module_& links);      // connection_n_step.cc: NStepLSTM, NStepGRU, ...
+void bind_model_links(py::module_& links);       // model.cc: Classifier, vision models
+void bind_spatial_links(py::module_& links);     // spatial.cc: LocalConvolution2D, ... (issue 23)
+void bind_model_links(py::module_& links);       // model.cc: Classifier, the examples' vision models
+void bind_vision_links(py::module_& links);      // vision.cc: Chainer's pretrained vision models
+void bind_normloss_links(py::module_& links);    // normloss.cc: issue 23 normalization and loss links
+void bind_sampling_filters(py::module_& init);   // initializers_sampling.cc: Up/DownsamplingConvFilter
+void bind_more_links(py::module_& links);        // more_links.cc: InceptionBN, NegativeSampling, Parameter
 void bind_act_links(py::module_& links);  // act.cc: issue 23's Swish, SimplifiedDropconnect, MGU, tree LSTMs, ...
 
 // None -> nullopt (Chainer's lazy sizes and optional labels), else the int.

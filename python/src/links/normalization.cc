@@ -12,23 +12,33 @@
 namespace rensa::python::links_detail {
 namespace L = rensa::links;
 
+L::BatchNormalizationOptions batch_normalization_options(double decay, double eps, py::handle dtype, bool use_gamma,
+                                                         bool use_beta, py::handle initial_gamma,
+                                                         py::handle initial_beta, py::handle initial_avg_mean,
+                                                         py::handle initial_avg_var) {
+    L::BatchNormalizationOptions o;
+    o.decay = decay;
+    o.eps = eps;
+    if (!dtype.is_none()) o.dtype = to_dtype(dtype);  // None: config.dtype
+    o.use_gamma = use_gamma;
+    o.use_beta = use_beta;
+    o.initial_gamma = to_initializer(initial_gamma);
+    o.initial_beta = to_initializer(initial_beta);
+    o.initial_avg_mean = to_initializer(initial_avg_mean);
+    o.initial_avg_var = to_initializer(initial_avg_var);
+    return o;
+}
+
 void bind_normalization_links(py::module_& m) {
     link_class<L::BatchNormalization, L::Link>(m, "BatchNormalization")
         .def(link_init<L::BatchNormalization>([](py::handle size, double decay, double eps, py::handle dtype,
                                                  bool use_gamma, bool use_beta, py::handle initial_gamma,
                                                  py::handle initial_beta, py::handle axis, py::handle initial_avg_mean,
                                                  py::handle initial_avg_var) {
-                 L::BatchNormalizationOptions o;
-                 o.decay = decay;
-                 o.eps = eps;
-                 if (!dtype.is_none()) o.dtype = to_dtype(dtype);  // None: config.dtype
-                 o.use_gamma = use_gamma;
-                 o.use_beta = use_beta;
-                 o.initial_gamma = to_initializer(initial_gamma);
-                 o.initial_beta = to_initializer(initial_beta);
+                 L::BatchNormalizationOptions o =
+                     batch_normalization_options(decay, eps, dtype, use_gamma, use_beta, initial_gamma, initial_beta,
+                                                 initial_avg_mean, initial_avg_var);
                  o.axis = to_axes(axis, "BatchNormalization");
-                 o.initial_avg_mean = to_initializer(initial_avg_mean);
-                 o.initial_avg_var = to_initializer(initial_avg_var);
                  return std::make_shared<L::BatchNormalization>(to_optional_shape(size, "BatchNormalization"), o);
              }),
              py::arg("size") = py::none(), py::arg("decay") = 0.9, py::arg("eps") = 2e-5, py::arg("dtype") = py::none(),

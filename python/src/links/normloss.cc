@@ -73,16 +73,9 @@ void bind_batch_renormalization(py::module_& m) {
                                                    py::handle dtype, bool use_gamma, bool use_beta,
                                                    py::handle initial_gamma, py::handle initial_beta,
                                                    py::handle initial_avg_mean, py::handle initial_avg_var) {
-                 L::BatchNormalizationOptions o;
-                 o.decay = decay;
-                 o.eps = eps;
-                 if (!dtype.is_none()) o.dtype = to_dtype(dtype);  // None: config.dtype
-                 o.use_gamma = use_gamma;
-                 o.use_beta = use_beta;
-                 o.initial_gamma = to_initializer(initial_gamma);
-                 o.initial_beta = to_initializer(initial_beta);
-                 o.initial_avg_mean = to_initializer(initial_avg_mean);
-                 o.initial_avg_var = to_initializer(initial_avg_var);
+                 const L::BatchNormalizationOptions o =
+                     batch_normalization_options(decay, eps, dtype, use_gamma, use_beta, initial_gamma, initial_beta,
+                                                 initial_avg_mean, initial_avg_var);
                  return std::make_shared<L::BatchRenormalization>(size, rmax, dmax, o);
              }),
              py::arg("size"), py::arg("rmax") = 1, py::arg("dmax") = 0, py::arg("decay") = 0.9, py::arg("eps") = 2e-5,

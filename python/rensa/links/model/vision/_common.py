@@ -96,3 +96,28 @@ def resolve_pretrained(class_name, pretrained_model, npz_name):
         "'{}' does not exist; pass the path of a local NPZ of the weights (as chainer.serializers.save_npz "
         "writes it for Chainer's {}), put it at that path, or pass None for a random "
         "initialisation".format(class_name, path, class_name))
+
+
+class PretrainedModel(object):
+    """What Chainer's VGGLayers, ResNetLayers and GoogLeNet share over their C++ layers:
+    forward by layer names, extract, predict. A subclass sets ``_prepare`` (its module's
+    prepare) and ``_extract_layers`` (extract's default layers)."""
+
+    def forward(self, x, layers=None, **kwargs):
+        """The feature maps of the layers named in ``layers`` (None: ``['prob']``), as a dict."""
+        check_no_kwargs('forward', kwargs)
+        return super(PretrainedModel, self).forward(x, layers)
+
+    def __call__(self, x, layers=None, **kwargs):
+        return self.forward(x, layers, **kwargs)
+
+    def extract(self, images, layers=None, size=(224, 224), **kwargs):
+        """The features of the layers named in ``layers`` (None: the model's default feature
+        layer) for images prepared at ``size``, as a dict."""
+        check_no_kwargs('extract', kwargs)
+        return extract(self, type(self)._prepare, images,
+                       [self._extract_layers] if layers is None else layers, size)
+
+    def predict(self, images, oversample=True):
+        """The class probabilities of ``images`` (see rensa.links.model.vision._common.predict)."""
+        return predict(self, type(self)._prepare, images, oversample)

@@ -16,28 +16,14 @@ __all__ = ['ResNetLayers', 'ResNet50Layers', 'ResNet101Layers', 'ResNet152Layers
            'BottleneckA', 'BottleneckB', 'prepare']
 
 
-class ResNetLayers(_links.ResNetLayers):
+class ResNetLayers(_common.PretrainedModel, _links.ResNetLayers):
     """Chainer's ResNetLayers(pretrained_model, n_layers, downsample_fb=False): pretrained_model
     is a local NPZ or None (HeNormal convolutions)."""
 
+    _extract_layers = 'pool5'
+
     def __init__(self, pretrained_model, n_layers, downsample_fb=False):
         super(ResNetLayers, self).__init__(pretrained_model, n_layers, downsample_fb)
-
-    def forward(self, x, layers=None, **kwargs):
-        """forward(self, x, layers=['prob']): the feature maps of ``layers`` by name."""
-        _common.check_no_kwargs('forward', kwargs)
-        return super(ResNetLayers, self).forward(x, layers)
-
-    __call__ = forward
-
-    def extract(self, images, layers=None, size=(224, 224), **kwargs):
-        """extract(self, images, layers=['pool5'], size=(224, 224))."""
-        _common.check_no_kwargs('extract', kwargs)
-        return _common.extract(self, prepare, images, ['pool5'] if layers is None else layers, size)
-
-    def predict(self, images, oversample=True):
-        """The class probabilities of ``images`` (see rensa.links.model.vision._common.predict)."""
-        return _common.predict(self, prepare, images, oversample)
 
 
 def _resolve(n_layers, pretrained_model):
@@ -70,3 +56,6 @@ class ResNet152Layers(ResNetLayers):
 def prepare(image, size=(224, 224)):
     """Chainer's resnet.prepare: BGR, minus the mean (103.063, 115.903, 123.152), (3, H, W)."""
     return _common.prepare(image, size, [103.063, 115.903, 123.152])
+
+
+ResNetLayers._prepare = staticmethod(prepare)

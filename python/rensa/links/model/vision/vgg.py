@@ -12,30 +12,16 @@ __all__ = ['VGGLayers', 'VGG16Layers', 'VGG19Layers', 'prepare']
 _NPZ_NAMES = {16: 'VGG_ILSVRC_16_layers.npz', 19: 'VGG_ILSVRC_19_layers.npz'}
 
 
-class VGGLayers(_links.VGGLayers):
+class VGGLayers(_common.PretrainedModel, _links.VGGLayers):
     """Chainer's VGGLayers(pretrained_model='auto', n_layers=16): pretrained_model is a local
     NPZ, None (Normal(0.01) weights) or 'auto' (the NPZ Chainer caches, when present)."""
+
+    _extract_layers = 'fc7'
 
     def __init__(self, pretrained_model='auto', n_layers=16):
         name = 'VGG{}Layers'.format(n_layers)
         super(VGGLayers, self).__init__(
             _common.resolve_pretrained(name, pretrained_model, _NPZ_NAMES.get(n_layers, '')), n_layers)
-
-    def forward(self, x, layers=None, **kwargs):
-        """forward(self, x, layers=['prob']): the feature maps of ``layers`` by name."""
-        _common.check_no_kwargs('forward', kwargs)
-        return super(VGGLayers, self).forward(x, layers)
-
-    __call__ = forward
-
-    def extract(self, images, layers=None, size=(224, 224), **kwargs):
-        """extract(self, images, layers=['fc7'], size=(224, 224))."""
-        _common.check_no_kwargs('extract', kwargs)
-        return _common.extract(self, prepare, images, ['fc7'] if layers is None else layers, size)
-
-    def predict(self, images, oversample=True):
-        """The class probabilities of ``images`` (see rensa.links.model.vision._common.predict)."""
-        return _common.predict(self, prepare, images, oversample)
 
 
 class VGG16Layers(VGGLayers):
@@ -55,3 +41,6 @@ class VGG19Layers(VGGLayers):
 def prepare(image, size=(224, 224)):
     """Chainer's vgg.prepare: BGR, minus the mean (103.939, 116.779, 123.68), (3, H, W)."""
     return _common.prepare(image, size, [103.939, 116.779, 123.68])
+
+
+VGGLayers._prepare = staticmethod(prepare)
