@@ -121,12 +121,12 @@ using ItemIndex = std::variant<int64_t, Slice, NewAxis, Ellipsis, Array>;
 // (before, after) pair per axis or one for every axis; an unset field takes numpy's default,
 // and a field the mode does not use is a ValueError, as in numpy.
 struct PadOptions {
-    std::optional<std::vector<std::pair<double, double>>> constant_values;  // 'constant'; default 0
-    std::optional<std::vector<std::pair<double, double>>> end_values;       // 'linear_ramp'; default 0
+    std::optional<std::vector<std::pair<double, double>>> constant_values{};  // 'constant'; default 0
+    std::optional<std::vector<std::pair<double, double>>> end_values{};       // 'linear_ramp'; default 0
     // 'maximum', 'mean', 'median', 'minimum': how many values of each edge the statistic
     // sees; default the whole axis.
-    std::optional<std::vector<std::pair<int64_t, int64_t>>> stat_length;
-    std::optional<std::string> reflect_type;  // 'reflect', 'symmetric': "even" (default) or "odd"
+    std::optional<std::vector<std::pair<int64_t, int64_t>>> stat_length{};
+    std::optional<std::string> reflect_type{};  // 'reflect', 'symmetric': "even" (default) or "odd"
 };
 // numpy.pad in every mode numpy has ('constant', 'edge', 'linear_ramp', 'maximum', 'mean',
 // 'median', 'minimum', 'reflect', 'symmetric', 'wrap', 'empty'); pad_width[i] = (before,

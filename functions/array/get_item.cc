@@ -173,7 +173,7 @@ Variable move_block(const Variable& y, int from, int k, int to) {
     }
     for (int d = 0; d < to; ++d) axes.push_back(rest[static_cast<size_t>(d)]);
     for (int d = from; d < from + k; ++d) axes.push_back(d);
-    for (size_t d = static_cast<size_t>(to); d < rest.size(); ++d) axes.push_back(rest[d]);
+    for (int d = to; d < static_cast<int>(rest.size()); ++d) axes.push_back(rest[static_cast<size_t>(d)]);
     bool identity = true;
     for (int d = 0; d < y.ndim(); ++d) identity = identity && axes[d] == d;
     return identity ? y : transpose(y, axes);
