@@ -236,6 +236,22 @@ def test_negative_sampling_forward():
         link(h, t, reduce='mean')
 
 
+def test_negative_sampling_return_samples():
+    # Chainer's forward(..., return_samples=True): (loss, samples), samples[:, 0] = t and the
+    # other columns the negatives the loss used.
+    link = L.NegativeSampling(4, [3, 1, 2, 5, 1], 2)
+    link.W.array[...] = numpy.random.RandomState(4).randn(5, 4)
+    h = numpy.random.RandomState(5).randn(3, 4).astype(numpy.float32)
+    t = numpy.array([0, 3, -1], numpy.int32)
+    loss, samples = link(h, t, reduce='no', return_samples=True)
+    assert samples.shape == (3, 3)
+    numpy.testing.assert_array_equal(samples[:, 0], t)
+    assert samples[:, 1:].min() >= 0 and samples[:, 1:].max() <= 4
+    again = F.negative_sampling(h, t, link.W, lambda shape: samples.copy(), 2, reduce='no')
+    numpy.testing.assert_allclose(loss.array, again.array, rtol=1e-6)
+    assert not isinstance(link.forward(h, t), tuple)
+
+
 def test_negative_sampling_matches_chainer(chainer_files, tmp_path):
     link = L.NegativeSampling(4, [3, 1, 2, 5, 1], 2)
     rensa.serializers.load_npz(str(chainer_files / 'negative_sampling.npz'), link)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "autograd/modes.h"
+#include "functions/loss.h"
 #include "links/connection/inception_bn.h"
 #include "links/connection/parameter_link.h"
 #include "links/loss/negative_sampling.h"
@@ -57,8 +58,24 @@ void bind_negative_sampling(py::module_& m) {
                 return to_numpy(self.sample(to_shape(shape, "WalkerAlias.sample")));
             },
             py::arg("shape"));
-    auto forward = [](L::NegativeSampling& self, const Variable& x, const Variable& t, const std::string& reduce) {
-        return self.forward(x, t, reduce);
+    // Chainer's forward(x, t, reduce='sum', *, return_samples=False): with return_samples the
+    // drawn (N, sample_size + 1) ids come back too, column 0 set to t as Chainer's are.
+    auto forward = [](L::NegativeSampling& self, const Variable& x, const Variable& t, const std::string& reduce,
+                      bool return_samples) -> py::object {
+        if (!return_samples) return py::cast(self.forward(x, t, reduce));
+        Array drawn;
+        const L::WalkerAlias& table = self.sampler;
+        const Device device = self.W.device();
+        Variable loss = F::negative_sampling(
+            x, t, self.W,
+            [&table, &drawn, device](const Shape& shape) {
+                drawn = table.sample(shape, device);
+                return drawn;
+            },
+            self.sample_size, reduce);
+        const Array samples = drawn.copy();
+        samples.index({Slice{}, int64_t{0}}).assign(t.array().astype(samples.dtype()));
+        return py::make_tuple(std::move(loss), to_numpy(samples));
     };
     link_class<L::NegativeSampling, L::Link>(m, "NegativeSampling")
         .def(link_init<L::NegativeSampling>([](int64_t in_size, const std::vector<double>& counts, int64_t sample_size,
@@ -68,8 +85,10 @@ void bind_negative_sampling(py::module_& m) {
              }),
              py::arg("in_size"), py::arg("counts"), py::arg("sample_size"), py::arg("power") = 0.75,
              py::arg("dtype") = py::none())
-        .def("__call__", forward, py::arg("x"), py::arg("t"), py::arg("reduce") = "sum")
-        .def("forward", forward, py::arg("x"), py::arg("t"), py::arg("reduce") = "sum")
+        .def("__call__", forward, py::arg("x"), py::arg("t"), py::arg("reduce") = "sum", py::kw_only(),
+             py::arg("return_samples") = false)
+        .def("forward", forward, py::arg("x"), py::arg("t"), py::arg("reduce") = "sum", py::kw_only(),
+             py::arg("return_samples") = false)
         .def_readwrite("sample_size", &L::NegativeSampling::sample_size)
         .def_property_readonly("sampler", [](const L::NegativeSampling& self) { return self.sampler; });
 }
