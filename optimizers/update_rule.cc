@@ -7,6 +7,19 @@
 // as in Chainer. The rule's own hooks and update_core see a stand-in Parameter over the same
 // array and the unscaled grad, without the loss scale, so a hook that corrects for the loss
 // scale (WeightDecay, Lasso) does so only at the optimizer level, where grads are still scaled.
+//
+// Note [Float32 master weights]: under use_fp32_update a 16-bit parameter (float16, as in
+// Chainer, and bfloat16) is updated through a float32 copy, master_; after each step the
+// parameter becomes master_ rounded to its dtype. An update smaller than half the 16-bit ulp
+// (lr * grad below 2^-8 of the weight in bfloat16) would be lost on the parameter but
+// accumulates in the master. Chainer keeps the copy (UpdateRule._fp32_param) out of its
+// snapshots, so a resumed run restarts from the rounded parameter and its next step differs
+// from the uninterrupted one. We save the master under the rule's key "fp32_param", beside
+// "t" and the state, and take it back when a file has it: a save and load then continue
+// exactly. Chainer ignores the extra key when it loads our file; a Chainer file (no key)
+// loads as in Chainer, the master made afresh from the parameter at the next update.
+// A master of another shape than the parameter is made afresh too; one on another device
+// (a loaded one is on the host, or the model moved) is moved, keeping its precision.
 
 #include <map>
 #include <memory>
@@ -26,6 +39,27 @@ namespace rensa::optimizers {
 namespace {
 
 using HookList = std::vector<std::pair<std::string, std::shared_ptr<OptimizerHook>>>;
+
+constexpr std::string_view kMasterKey = "fp32_param";
+
+// The master under kMasterKey (Note [Float32 master weights]): saved when there is one; on
+// load, taken back when the file has it, else reset (made afresh at the next update).
+void serialize_master(const serializers::Serializer& serializer, Array& master) {
+    if (!serializer.is_loading()) {
+        if (master.defined()) serializer(kMasterKey, master);
+        return;
+    }
+    serializer.backend().defer([&master] { master = Array(); });
+    try {
+        serializer(kMasterKey, Array(), [&master](const Array& value) {
+            master = value.defined() ? value.astype(Dtype::kFloat32, false) : Array();
+        });
+    } catch (const KeyError&) {
+        // Absent from a strict load (Chainer's files): nothing to take back.
+    }
+}
+
+bool is_16bit(Dtype dtype) { return dtype == Dtype::kFloat16 || dtype == Dtype::kBFloat16; }
 
 bool has_hook(const HookList& hooks, const std::string& name) {
     for (const auto& entry : hooks) {
@@ -92,9 +126,12 @@ void UpdateRule::update(const links::Parameter& param) {
     NoBackpropMode no_graph;
     ++t;
     const Array& array = param.array();
-    const bool fp32 = use_fp32_update && array.dtype() == Dtype::kFloat16;
-    if (fp32 && (!master_.defined() || master_.shape() != array.shape() || master_.device() != array.device())) {
+    // See Note [Float32 master weights].
+    const bool fp32 = use_fp32_update && is_16bit(array.dtype());
+    if (fp32 && (!master_.defined() || master_.shape() != array.shape())) {
         master_ = array.astype(Dtype::kFloat32);
+    } else if (fp32 && master_.device() != array.device()) {
+        master_ = master_.to_device(array.device());
     }
     const Array target = fp32 ? master_ : array;
     const Array grad = working_grad(param, target.dtype());
@@ -121,16 +158,14 @@ void UpdateRule::update(const links::Parameter& param) {
     }
 }
 
-// Chainer's UpdateRule.serialize: "t", then each state array. A rule without state learns
+// Chainer's UpdateRule.serialize: "t", (rensa only) the float32 master copy as "fp32_param"
+// (Note [Float32 master weights]), then each state array. A rule without state learns
 // its keys from init_state on a one-element float32 array and, when loading, takes the
 // stored arrays only when every key is there (otherwise the state stays empty and is
 // created at the next update).
 void UpdateRule::serialize(const serializers::Serializer& serializer) {
     serializer("t", t);
-    if (serializer.is_loading()) {
-        // A float16 parameter loaded with the optimizer gets a fresh float32 copy.
-        serializer.backend().defer([this] { master_ = Array(); });
-    }
+    serialize_master(serializer, master_);
     if (!state.empty()) {
         for (const auto& [key, value] : state) serializer(key, value);
         return;
