@@ -1,4 +1,5 @@
 #include "links/connection/convolution_2d.h"
+#include "links/mixed_precision.h"
 
 #include "links/connection/convolution_nd.h"
 
@@ -34,7 +35,7 @@ Variable Convolution2D::forward(const Variable& x) {
     const int64_t channels = detail::input_channels(kName, x, 2);
     if (!W.is_initialized()) initialize_params(channels);
     detail::check_input_channels(kName, channels, W.shape()[1] * conv_.groups);
-    return F::convolution_2d(x, W, b, conv_);
+    return F::convolution_2d(mixed16_input(x, W), W, b, conv_);  // Note [Mixed precision inputs]
 }
 
 }  // namespace rensa::links

@@ -1,4 +1,5 @@
 #include "links/connection/convolution_nd.h"
+#include "links/mixed_precision.h"
 
 #include "core/error.h"
 #include "links/initializers.h"
@@ -69,7 +70,7 @@ Variable ConvolutionND::forward(const Variable& x) {
     const int64_t channels = detail::input_channels("ConvolutionND", x, ndim());
     if (!W.is_initialized()) initialize_params(channels);
     detail::check_input_channels("ConvolutionND", channels, W.shape()[1] * conv_.groups);
-    return F::convolution_nd(x, W, b, conv_);
+    return F::convolution_nd(mixed16_input(x, W), W, b, conv_);  // Note [Mixed precision inputs]
 }
 
 }  // namespace rensa::links

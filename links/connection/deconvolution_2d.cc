@@ -1,4 +1,5 @@
 #include "links/connection/deconvolution_2d.h"
+#include "links/mixed_precision.h"
 
 #include "links/connection/convolution_nd.h"
 
@@ -29,7 +30,7 @@ Variable Deconvolution2D::forward(const Variable& x) {
     const int64_t channels = detail::input_channels(kName, x, 2);
     if (!W.is_initialized()) initialize_params(channels);
     detail::check_input_channels(kName, channels, W.shape()[0]);
-    return F::deconvolution_2d(x, W, b, deconv_);
+    return F::deconvolution_2d(mixed16_input(x, W), W, b, deconv_);  // Note [Mixed precision inputs]
 }
 
 }  // namespace rensa::links

@@ -1,4 +1,5 @@
 #include "links/connection/deconvolution_nd.h"
+#include "links/mixed_precision.h"
 
 #include "links/connection/convolution_nd.h"
 
@@ -49,7 +50,7 @@ Variable DeconvolutionND::forward(const Variable& x) {
     const int64_t channels = detail::input_channels(kName, x, ndim());
     if (!W.is_initialized()) initialize_params(channels);
     detail::check_input_channels(kName, channels, W.shape()[0]);
-    return F::deconvolution_nd(x, W, b, deconv_);
+    return F::deconvolution_nd(mixed16_input(x, W), W, b, deconv_);  // Note [Mixed precision inputs]
 }
 
 }  // namespace rensa::links

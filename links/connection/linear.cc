@@ -1,4 +1,5 @@
 #include "links/connection/linear.h"
+#include "links/mixed_precision.h"
 
 #include "core/error.h"
 #include "functions/connection.h"
@@ -40,7 +41,7 @@ Variable Linear::forward(const Variable& x, int n_batch_axes) {
     if (!W.is_initialized()) W.initialize(Shape{out_size_, features});
     RENSA_CHECK(W.shape()[1] == features, DimensionError, "Linear: x of shape ", x.shape(), " has ", features,
                 " features after ", n_batch_axes, " batch axes, but in_size=", W.shape()[1]);
-    return F::linear(x, W, b, n_batch_axes);
+    return F::linear(mixed16_input(x, W), W, b, n_batch_axes);  // Note [Mixed precision inputs]
 }
 
 }  // namespace rensa::links

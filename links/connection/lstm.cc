@@ -107,7 +107,8 @@ Variable LSTM::forward(const Variable& x) {
             lstm_in = lstm_in + (*lateral)(h);
         }
     }
-    if (!c.defined()) c = zero_state(x, batch);
+    // In the gates' dtype: a float32 x meets bfloat16 weights under mixed_bf16 (Note [Mixed precision inputs]).
+    if (!c.defined()) c = zero_state(lstm_in, batch);
     auto [c_new, y] = F::lstm(c, lstm_in);
     c = c_new;
     if (!h_rest.defined()) {
@@ -130,7 +131,7 @@ std::pair<Variable, Variable> StatelessLSTM::forward(const Variable& c, const Va
     initialize_lazy(x);
     Variable lstm_in = (*upward)(x);
     if (h.defined()) lstm_in = lstm_in + (*lateral)(h);
-    return F::lstm(c.defined() ? c : zero_state(x, x.shape()[0]), lstm_in);
+    return F::lstm(c.defined() ? c : zero_state(lstm_in, x.shape()[0]), lstm_in);
 }
 
 }  // namespace rensa::links
