@@ -13,7 +13,8 @@ import numpy
 
 from rensa import _core
 
-__all__ = ['config', 'global_config', 'using_config', 'GlobalConfig', 'LocalConfig', 'get_dtype', 'mixed16']
+__all__ = ['config', 'global_config', 'using_config', 'GlobalConfig', 'LocalConfig', 'get_dtype', 'mixed16',
+           'mixed_bf16']
 
 _NATIVE = frozenset(_core._config_names) | {'dtype'}
 
@@ -21,15 +22,31 @@ _NATIVE = frozenset(_core._config_names) | {'dtype'}
 def _native_get(key, is_global):
     if key == 'dtype':
         name, is_mixed16 = _core._config_get_dtype(is_global)
-        return mixed16 if is_mixed16 else numpy.dtype(name)
+        if is_mixed16:
+            return mixed_bf16 if name == 'bfloat16' else mixed16
+        return mixed_bf16.dtype if name == 'bfloat16' else numpy.dtype(name)
     return _core._config_get(key, is_global)
+
+
+def _mixed_kind(value):
+    """'float16' for mixed16, 'bfloat16' for mixed_bf16 (objects or names), else None."""
+    if value is mixed16 or (isinstance(value, str) and value == 'mixed16'):
+        return 'float16'
+    if value is mixed_bf16 or (isinstance(value, str) and value == 'mixed_bf16'):
+        return 'bfloat16'
+    return None
 
 
 def _native_set(key, value, is_global):
     if key == 'dtype':
-        is_mixed16 = value is mixed16 or (isinstance(value, str) and value == 'mixed16')
-        name = 'float16' if is_mixed16 else numpy.dtype(value).name
-        _core._config_set_dtype(name, is_mixed16, is_global)
+        half = _mixed_kind(value)
+        if half is not None:
+            name = half
+        elif (isinstance(value, str) and value == 'bfloat16') or value is mixed_bf16.dtype:
+            name = 'bfloat16'
+        else:
+            name = numpy.dtype(value).name
+        _core._config_set_dtype(name, half is not None, is_global)
     else:
         _core._config_set(key, bool(value), is_global)
 
@@ -142,14 +159,41 @@ class _Mixed16(object):
 mixed16 = _Mixed16()
 
 
+def _bfloat16_dtype():
+    """The 16-bit dtype of mixed_bf16 for numpy-facing code: ml_dtypes' bfloat16 when that
+    package is installed, else the name 'bfloat16' (what rensa arrays report as their dtype)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return 'bfloat16'
+    return numpy.dtype(ml_dtypes.bfloat16)
+
+
+class _MixedBF16(object):
+    """rensa.mixed_bf16: the dtype-like value of ``config.dtype`` for bfloat16/float32 mixed
+    precision (parameters and activations in bfloat16; normalisation parameters and
+    statistics, and the optimizers' master weights, in float32). rensa's addition beside
+    Chainer's mixed16; see Note [Mixed precision inputs] in links/mixed_precision.cc."""
+
+    dtype = _bfloat16_dtype()
+
+    def __repr__(self):
+        return "dtype('mixed_bf16')"
+
+
+mixed_bf16 = _MixedBF16()
+
+
 def _dtype_from_environment():
     name = os.environ.get('CHAINER_DTYPE', 'float32')
     if name in ('float16', 'float32', 'float64'):
         return numpy.dtype(name)
     if name == 'mixed16':
         return mixed16
-    raise TypeError('incorrect dtype name in CHAINER_DTYPE: "{}". Only float16/32/64 and mixed16 are '
-                    'allowed.'.format(name))
+    if name == 'mixed_bf16':
+        return mixed_bf16
+    raise TypeError('incorrect dtype name in CHAINER_DTYPE: "{}". Only float16/32/64, mixed16 and mixed_bf16 '
+                    'are allowed.'.format(name))
 
 
 global_config.dtype = _dtype_from_environment()
@@ -159,12 +203,15 @@ _native_set('dtype', global_config.dtype, False)
 
 def get_dtype(dtype=None, map_mixed16=None):
     """Chainer's default dtype resolution (chainer.get_dtype): ``numpy.dtype(dtype)`` when
-    ``dtype`` is given, else ``config.dtype``; when that is mixed16, ``map_mixed16`` if
-    given, else float16."""
+    ``dtype`` is given, else ``config.dtype``; when that is mixed16 or mixed_bf16,
+    ``map_mixed16`` if given, else its 16-bit dtype (float16; for mixed_bf16 bfloat16: see
+    _bfloat16_dtype)."""
     if dtype is None:
         dtype = config.dtype
-    if dtype is mixed16 and map_mixed16 is not None:
+    if (dtype is mixed16 or dtype is mixed_bf16) and map_mixed16 is not None:
         dtype = map_mixed16
+    if dtype is mixed_bf16 or (isinstance(dtype, str) and dtype == 'bfloat16'):
+        return mixed_bf16.dtype
     return numpy.dtype(dtype)
 
 

@@ -43,7 +43,7 @@ def test_config_dtype_is_per_thread_and_checked():
         t.start()
         t.join()
     assert seen == [numpy.float32]
-    with pytest.raises(TypeError, match='float16, float32, float64 or mixed16'):
+    with pytest.raises(TypeError, match='float16, float32, float64, mixed16 or mixed_bf16'):
         rensa.config.dtype = numpy.int32
     assert rensa.config.dtype == numpy.float32
 

@@ -54,15 +54,18 @@ void bind_config(py::module_& m) {
         const Config& source = global ? global_config() : config();
         return py::bool_(source.*member);
     });
-    // config.dtype (what links make parameters in): a float dtype's name, and the mixed16 flag.
+    // config.dtype (what links make parameters in): a float dtype's name, and the mixed16 flag
+    // (with float16: mixed16; with bfloat16: mixed_bf16).
     m.def("_config_get_dtype", [](bool global) {
         const Config& source = global ? global_config() : config();
         return py::make_tuple(dtype_name(source.dtype), source.mixed16);
     });
     m.def("_config_set_dtype", [](const std::string& name, bool mixed16, bool global) {
-        const Dtype dtype = mixed16 ? Dtype::kFloat16 : dtype_from_name(name);
-        RENSA_CHECK(is_float(dtype), DtypeError, "config.dtype: expected float16, float32, float64 or mixed16, got ",
-                    name);
+        const Dtype dtype = dtype_from_name(name);
+        RENSA_CHECK(is_float(dtype), DtypeError,
+                    "config.dtype: expected float16, float32, float64, mixed16 or mixed_bf16, got ", name);
+        RENSA_CHECK(!mixed16 || dtype == Dtype::kFloat16 || dtype == Dtype::kBFloat16, DtypeError,
+                    "config.dtype: mixed precision needs a 16-bit dtype (float16 or bfloat16), got ", name);
         Config& target = global ? global_config() : config();
         target.dtype = dtype;
         target.mixed16 = mixed16;
