@@ -22,6 +22,7 @@
 #include "links/connection/lstm.h"
 #include "links/normalization/batch_normalization.h"
 #include "links/normalization/batch_renormalization.h"
+#include "links/normalization/decorrelated_batch_normalization.h"
 #include "links/normalization/group_normalization.h"
 #include "links/normalization/layer_normalization.h"
 #include "tests/links/mixed/mixed_bf16_check.h"
@@ -171,6 +172,15 @@ TEST_CASE("mixed_bf16 LayerNormalization and GroupNormalization keep float32 par
 TEST_CASE("mixed_bf16 BatchRenormalization keeps float32 parameters and runs on bfloat16", "[links][mixed]") {
     seed(6);
     compare([] { return std::make_shared<L::BatchRenormalization>(4); }, random_x({16, 4}), true);
+}
+
+TEST_CASE("mixed_bf16 DecorrelatedBatchNormalization keeps float32 statistics", "[links][mixed]") {
+    seed(9);
+    auto [ref, mixed] =
+        compare([] { return std::make_shared<L::DecorrelatedBatchNormalization>(4, 2); }, random_x({16, 4, 3}), true);
+    auto& dbn = dynamic_cast<L::DecorrelatedBatchNormalization&>(*mixed);
+    CHECK(dbn.avg_mean.dtype() == Dtype::kFloat32);
+    CHECK(dbn.avg_projection.dtype() == Dtype::kFloat32);
 }
 
 TEST_CASE("mixed_bf16 EmbedID feeding a Linear matches float32", "[links][mixed]") {
