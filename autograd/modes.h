@@ -15,8 +15,11 @@ struct Config {
     bool train = true;            // training mode: dropout drops, batch normalization updates statistics
     bool debug = false;           // NaN/Inf checks on forward outputs and backward grads
     // chainer.config.dtype: the dtype of a parameter that neither its initializer nor its link
-    // names, taken when it is initialised (links::Parameter). mixed16 (Chainer's 'mixed16'):
-    // dtype is float16, and batch normalization keeps its parameters and statistics in float32.
+    // names, taken when it is initialised (links::Parameter). mixed16: 16-bit mixed precision
+    // with dtype float16 (Chainer's 'mixed16') or bfloat16 (rensa's 'mixed_bf16'): normalisation
+    // links keep float32 parameters and statistics, weight links cast float inputs to their
+    // weights' dtype (Note [Mixed precision inputs]), and an optimizer set up under it keeps
+    // float32 master weights (Note [Automatic fp32 update]).
     Dtype dtype = Dtype::kFloat32;
     bool mixed16 = false;
 };
