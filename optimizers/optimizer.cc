@@ -151,11 +151,10 @@ void Optimizer::serialize(const serializers::Serializer& serializer) {
 // that mixed16 and mixed_bf16 exist to avoid. So an optimizer set up while config().mixed16
 // is on (in the thread that calls setup) turns use_fp32_update on for its rules; it acts on
 // 16-bit parameters only, float32 ones (normalisation links) are updated as they are.
-// use_fp32_update(false) after setup turns it off again (Chainer's behaviour); called before
-// setup it is the default and does not.
+// An explicit use_fp32_update(flag), before or after setup, always wins.
 Optimizer& GradientMethod::setup(std::shared_ptr<links::Link> link) {
     Optimizer::setup(std::move(link));
-    const bool fp32_update = use_fp32_update_ || config().mixed16;  // Note [Automatic fp32 update]
+    const bool fp32_update = use_fp32_update_.value_or(config().mixed16);  // Note [Automatic fp32 update]
     for (const links::Parameter& param : target().params()) {
         std::shared_ptr<UpdateRule> rule = create_update_rule();
         RENSA_CHECK(rule != nullptr, ValueError, "GradientMethod.setup: create_update_rule returned null");

@@ -208,14 +208,15 @@ public:
     void update() override;
     using Optimizer::update;
 
-    // Applied to rules created from now on and to the existing ones.
+    // Applied to rules created from now on and to the existing ones. Until it is called,
+    // setup chooses (Note [Automatic fp32 update] in optimizers/optimizer.cc).
     void use_fp32_update(bool flag = true);
 
 protected:
     virtual std::shared_ptr<UpdateRule> create_update_rule() = 0;
 
 private:
-    bool use_fp32_update_ = false;
+    std::optional<bool> use_fp32_update_;  // unset: on under config().mixed16 at setup
 };
 
 }  // namespace rensa::optimizers

@@ -125,6 +125,18 @@ TEST_CASE("mixed_bf16: use_fp32_update(false) after setup keeps Chainer's behavi
     CHECK_FALSE(rule_of(plain.target().params()[0]).use_fp32_update);
 }
 
+TEST_CASE("mixed_bf16: use_fp32_update(false) before setup wins over the mixed config", "[optimizers][mixed]") {
+    auto link = make_linear();
+    optimizers::SGD optimizer;
+    optimizer.use_fp32_update(false);
+    {
+        MixedBF16Scope scope;
+        optimizer.setup(link);
+    }
+    CHECK_FALSE(rule_of(link->W).use_fp32_update);
+    CHECK_FALSE(rule_of(link->b).use_fp32_update);
+}
+
 TEST_CASE("mixed_bf16: updates below bfloat16's ulp accumulate in the master", "[optimizers][mixed]") {
     // w = 1: bfloat16's spacing there is 2^-7, so a step of lr * grad = 1e-3 rounds away.
     for (const bool fp32 : {true, false}) {
