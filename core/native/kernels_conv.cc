@@ -1,6 +1,7 @@
 // Convolution kernels: float32 through oneDNN where it is built in (im2col + OpenBLAS
-// GEMM otherwise), float64 through im2col + GEMM, float16/bfloat16 computed in float32.
-// Operands are made contiguous first. See Note [Convolution layout] in core/kernels.h.
+// GEMM otherwise), bfloat16 through oneDNN's bfloat16 kernels (Note [oneDNN bfloat16]),
+// float64 through im2col + GEMM, float16 (and bfloat16 that oneDNN refuses) computed in
+// float32. Operands are made contiguous first. See Note [Convolution layout] in core/kernels.h.
 
 #include <concepts>
 #include <cstdlib>
@@ -71,16 +72,62 @@ void run(const Array& out, Fn&& fn) {
     });
 }
 
+// Runs compute on out itself when it is contiguous of dtype `type`, else on a temporary
+// of that dtype copied into out (rounding once) when compute succeeds.
+template <class Fn>
+bool write_through(const Array& out, Dtype type, Fn&& compute) {
+    if (out.dtype() == type && out.is_contiguous()) return compute(out);
+    const Array tmp = Array::empty(out.shape(), type, out.device());
+    if (!compute(tmp)) return false;
+    out.assign(tmp);
+    return true;
+}
+
+// The bfloat16 problems oneDNN takes in bfloat16 (Note [oneDNN bfloat16]); false when the
+// float32-temporary path of run() is to compute it instead.
+bool bf16_via_dnnl(const WindowGeometry& g, const Array& out) { return out.dtype() == Dtype::kBFloat16 && use_dnnl(g); }
+constexpr DnnlPrecision kBf16 = DnnlPrecision::kBFloat16;
+constexpr Dtype kBf16Dtype = Dtype::kBFloat16;
+
+bool bf16_convolution(const WindowGeometry& g, const ConvolutionArgs& a) {
+    if (!bf16_via_dnnl(g, a.y)) return false;
+    const Array x = operand(a.x, kBf16Dtype), w = operand(a.w, kBf16Dtype), b = operand(a.b, Dtype::kFloat32);
+    return write_through(a.y, kBf16Dtype, [&](const Array& y) {
+        return dnnl_convolution(g, kBf16, x.raw_data(), w.raw_data(), ptr<float>(b), y.raw_data(),
+                                dnnl_layout(g.c_out_group()));
+    });
+}
+
+bool bf16_convolution_backward_data(const WindowGeometry& g, const ConvolutionBackwardDataArgs& a) {
+    if (!bf16_via_dnnl(g, a.gx)) return false;
+    const Array gy = operand(a.gy, kBf16Dtype), w = operand(a.w, kBf16Dtype);
+    return write_through(a.gx, kBf16Dtype, [&](const Array& gx) {
+        return dnnl_convolution_backward_data(g, kBf16, gy.raw_data(), w.raw_data(), gx.raw_data(),
+                                              dnnl_layout(g.c_in_group()));
+    });
+}
+
+// oneDNN sums the weight gradient in float32; gw is rounded to bfloat16 once, at the end.
+bool bf16_convolution_backward_filter(const WindowGeometry& g, const ConvolutionBackwardFilterArgs& a) {
+    if (!bf16_via_dnnl(g, a.gw)) return false;
+    const Array x = operand(a.x, kBf16Dtype), gy = operand(a.gy, kBf16Dtype);
+    return write_through(a.gw, Dtype::kFloat32, [&](const Array& gw) {
+        return dnnl_convolution_backward_filter(g, kBf16, x.raw_data(), gy.raw_data(), out_ptr<float>(gw), nullptr,
+                                                dnnl_layout(g.c_out_group()));
+    });
+}
+
 }  // namespace
 
 void NativeKernels::convolution(const ConvolutionArgs& args) {
     const WindowGeometry g = WindowGeometry::convolution(args.x.shape(), args.w.shape(), args.y.shape(), args.stride,
                                                          args.pad, args.dilate, args.groups);
+    if (bf16_convolution(g, args)) return;
     run(args.y, [&]<typename T>(const Array& y, Dtype compute) {
         const Array x = operand(args.x, compute), w = operand(args.w, compute), b = operand(args.b, compute);
         if constexpr (std::same_as<T, float>) {
-            if (use_dnnl(g) &&
-                dnnl_convolution(g, ptr<T>(x), ptr<T>(w), ptr<T>(b), out_ptr<T>(y), dnnl_layout(g.c_out_group())))
+            if (use_dnnl(g) && dnnl_convolution(g, DnnlPrecision::kFloat32, ptr<T>(x), ptr<T>(w), ptr<T>(b),
+                                                out_ptr<T>(y), dnnl_layout(g.c_out_group())))
                 return;
         }
         im2col_convolution<T>(g, ptr<T>(x), ptr<T>(w), ptr<T>(b), out_ptr<T>(y));
@@ -90,11 +137,12 @@ void NativeKernels::convolution(const ConvolutionArgs& args) {
 void NativeKernels::convolution_backward_data(const ConvolutionBackwardDataArgs& args) {
     const WindowGeometry g = WindowGeometry::convolution(args.gx.shape(), args.w.shape(), args.gy.shape(), args.stride,
                                                          args.pad, args.dilate, args.groups);
+    if (bf16_convolution_backward_data(g, args)) return;
     run(args.gx, [&]<typename T>(const Array& gx, Dtype compute) {
         const Array gy = operand(args.gy, compute), w = operand(args.w, compute);
         if constexpr (std::same_as<T, float>) {
-            if (use_dnnl(g) &&
-                dnnl_convolution_backward_data(g, ptr<T>(gy), ptr<T>(w), out_ptr<T>(gx), dnnl_layout(g.c_in_group())))
+            if (use_dnnl(g) && dnnl_convolution_backward_data(g, DnnlPrecision::kFloat32, ptr<T>(gy), ptr<T>(w),
+                                                              out_ptr<T>(gx), dnnl_layout(g.c_in_group())))
                 return;
         }
         im2col_convolution_backward_data<T>(g, ptr<T>(gy), ptr<T>(w), out_ptr<T>(gx));
@@ -104,11 +152,12 @@ void NativeKernels::convolution_backward_data(const ConvolutionBackwardDataArgs&
 void NativeKernels::convolution_backward_filter(const ConvolutionBackwardFilterArgs& args) {
     const WindowGeometry g = WindowGeometry::convolution(args.x.shape(), args.gw.shape(), args.gy.shape(), args.stride,
                                                          args.pad, args.dilate, args.groups);
+    if (bf16_convolution_backward_filter(g, args)) return;
     run(args.gw, [&]<typename T>(const Array& gw, Dtype compute) {
         const Array x = operand(args.x, compute), gy = operand(args.gy, compute);
         if constexpr (std::same_as<T, float>) {
-            if (use_dnnl(g) && dnnl_convolution_backward_filter(g, ptr<T>(x), ptr<T>(gy), out_ptr<T>(gw),
-                                                                dnnl_layout(g.c_out_group())))
+            if (use_dnnl(g) && dnnl_convolution_backward_filter(g, DnnlPrecision::kFloat32, ptr<T>(x), ptr<T>(gy),
+                                                                out_ptr<T>(gw), nullptr, dnnl_layout(g.c_out_group())))
                 return;
         }
         im2col_convolution_backward_filter<T>(g, ptr<T>(x), ptr<T>(gy), out_ptr<T>(gw));
