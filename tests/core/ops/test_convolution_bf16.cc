@@ -4,9 +4,9 @@
 // [oneDNN bfloat16]); one small problem takes the float32-temporary path.
 //
 // Tolerance: oneDNN accumulates in float32 like the float32 reference, so the two differ by
-// the one rounding of the result to bfloat16 (2^-9 relative) plus float32 summation order
-// (about 1e-6 of the sum of |terms|, a few units here): rtol 2^-8 and atol 1e-3 leave a
-// factor of two for the rounding and hundreds for the order.
+// the one rounding of the result to bfloat16 (at most 2^-8 relative: 8 significant bits)
+// plus float32 summation order (about 1e-6 of the sum of |terms|, a few units here): rtol
+// 2^-7 and atol 1e-3 leave a factor of two for the rounding and hundreds for the order.
 
 #include <catch2/catch.hpp>
 
@@ -30,6 +30,7 @@ struct Bf16Case {
     bool bias = true;
 };
 
+// 0-4: 2-D; 5-8: 1-D, 3-D and a problem below oneDNN's size threshold.
 const Bf16Case kCases[] = {
     {"2d", {2, 8, 12, 12}, {16, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
     {"2d no bias", {2, 16, 12, 12}, {32, 16, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, false, false},
@@ -42,7 +43,7 @@ const Bf16Case kCases[] = {
     {"small (float32 temporaries)", {1, 2, 5, 5}, {3, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
 };
 
-constexpr Tolerance kBf16Tolerance{1e-3, 1.0 / 256};
+constexpr Tolerance kBf16Tolerance{1e-3, 1.0 / 128};
 
 ops::ConvolutionParams params(const Bf16Case& c) {
     return {.stride = c.stride, .pad = c.pad, .dilate = c.dilate, .groups = c.groups, .cover_all = c.cover_all};
@@ -87,8 +88,13 @@ void check_case(const Bf16Case& c, Layout layout) {
 
 }  // namespace
 
-TEST_CASE("bfloat16 convolution matches float32 on the rounded operands", "[core][ops][convolution][bf16]") {
-    for (const Bf16Case& c : kCases) check_case(c, Layout::kContiguous);
+TEST_CASE("bfloat16 convolution matches float32 on the rounded operands: 2-D", "[core][ops][convolution][bf16]") {
+    for (int i = 0; i < 5; ++i) check_case(kCases[i], Layout::kContiguous);
+}
+
+TEST_CASE("bfloat16 convolution matches float32 on the rounded operands: 1-D, 3-D, small",
+          "[core][ops][convolution][bf16]") {
+    for (int i = 5; i < 9; ++i) check_case(kCases[i], Layout::kContiguous);
 }
 
 TEST_CASE("bfloat16 convolution takes non-contiguous operands", "[core][ops][convolution][bf16]") {
@@ -97,11 +103,16 @@ TEST_CASE("bfloat16 convolution takes non-contiguous operands", "[core][ops][con
 }
 
 TEST_CASE("bfloat16 convolution rounds the float32 weight gradient once", "[core][ops][convolution][bf16]") {
-    // gw sums n * out positions products: rounding each partial sum to bfloat16 would drift
-    // by far more than one rounding of the float32 total.
+    // gw sums n * out = 4608 products: rounded once from float32 it equals the rounded float32
+    // reference except where the two summation orders straddle a rounding boundary (rare);
+    // bfloat16 partial sums would move most entries.
     const Bf16Case c{"long sum", {8, 16, 24, 24}, {16, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1}};
     const Array x = bf16_operand(c.x, 5), gy = bf16_operand(out_shape(c), 6);
-    const Array gw = ops::convolution_backward_filter(x, gy, spatial(c.w), params(c));
-    const Array expected = ops::convolution_backward_filter(f32(x), f32(gy), spatial(c.w), params(c));
-    check_allclose(gw, expected.astype(Dtype::kBFloat16).astype(Dtype::kFloat32), {1e-4, 1.0 / 128});
+    const auto gw = to_doubles(ops::convolution_backward_filter(x, gy, spatial(c.w), params(c)));
+    const auto expected =
+        to_doubles(ops::convolution_backward_filter(f32(x), f32(gy), spatial(c.w), params(c)).astype(Dtype::kBFloat16));
+    size_t differing = 0;
+    for (size_t i = 0; i < gw.size(); ++i) differing += gw[i] != expected[i] ? 1 : 0;
+    INFO(differing << " of " << gw.size() << " entries differ from the rounded float32 gradient");
+    CHECK(differing * 50 <= gw.size());
 }
