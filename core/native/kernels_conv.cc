@@ -50,6 +50,11 @@ bool use_dnnl(const WindowGeometry& g) {
 // conv_1_32_k5_28 21 / 36 / 2.1, while conv_32_64_k5_12 runs 89-96 / 9.5-11 / 21 and
 // conv_64_64_k3_32 741-1204 / 193-240 / 319-351 in every direction. im2col + OpenBLAS
 // never won for float32 at these sizes; it stays the path for float64 and tiny problems.
+// The ConvNet of benchmarks/train_convnet (issue 24; least of 20 oneDNN verbose times per
+// primitive, 1 thread, ms): blocked conv2 runs 18 / 17.6 / 20 (forward / data / filter) plus
+// ~2.7 per step of reorders in all, while plain (gemm) runs 43 / 45 / 41, and plain x and y
+// with blocked weights 32 / 31 / 41; conv1 blocked 0.81 + 0.72 reorder beats plain 1.98
+// forward, 0.62 + 0.57 beats 2.64 filter. Blocked stays wherever the channels fill a block.
 DnnlLayout dnnl_layout(int64_t output_channels) { return output_channels < 16 ? DnnlLayout::kPlain : DnnlLayout::kAny; }
 
 // Runs fn.template operator()<T>(inputs..., out) with T the compute type (float or
