@@ -30,7 +30,7 @@ struct Bf16Case {
     bool bias = true;
 };
 
-// 0-4: 2-D; 5-8: 1-D, 3-D and a problem below oneDNN's size threshold.
+// 0-4: 2-D; 5-8: 1-D, 3-D and a problem below oneDNN's size threshold; 9: depthwise.
 const Bf16Case kCases[] = {
     {"2d", {2, 8, 12, 12}, {16, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
     {"2d no bias", {2, 16, 12, 12}, {32, 16, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, false, false},
@@ -41,6 +41,7 @@ const Bf16Case kCases[] = {
     {"3d", {1, 16, 4, 4, 4}, {16, 16, 3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
     {"3d stride cover_all no bias", {2, 8, 6, 5, 7}, {16, 8, 2, 3, 2}, {2, 1, 2}, {0, 1, 1}, {1, 1, 1}, 1, true, false},
     {"small (float32 temporaries)", {1, 2, 5, 5}, {3, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
+    {"2d depthwise", {8, 32, 24, 24}, {32, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 32},
 };
 
 constexpr Tolerance kBf16Tolerance{1e-3, 1.0 / 128};
@@ -92,9 +93,9 @@ TEST_CASE("bfloat16 convolution matches float32 on the rounded operands: 2-D", "
     for (int i = 0; i < 5; ++i) check_case(kCases[i], Layout::kContiguous);
 }
 
-TEST_CASE("bfloat16 convolution matches float32 on the rounded operands: 1-D, 3-D, small",
+TEST_CASE("bfloat16 convolution matches float32 on the rounded operands: 1-D, 3-D, small, depthwise",
           "[core][ops][convolution][bf16]") {
-    for (int i = 5; i < 9; ++i) check_case(kCases[i], Layout::kContiguous);
+    for (int i = 5; i < 10; ++i) check_case(kCases[i], Layout::kContiguous);
 }
 
 TEST_CASE("bfloat16 convolution takes non-contiguous operands", "[core][ops][convolution][bf16]") {
