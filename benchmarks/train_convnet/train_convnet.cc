@@ -2,7 +2,8 @@
 // (pad 2), relu, max pool 2, linear 1024, relu, linear 10; MomentumSGD(lr 0.01, momentum
 // 0.9), batch 100, softmax cross entropy. Shuffle, batch assembly and train step timed
 // together. Prints one JSON line; run.py runs it beside the same model in PyTorch.
-//   train_convnet [iterations] [--loop trainer|iterator|manual]   (default: one epoch, trainer)
+//   train_convnet [iterations] [--loop trainer|iterator|manual] [--dtype float32|mixed_bf16] [--epochs N]
+//   (default: one epoch, trainer, float32; benchmarks/train_mlp/train_loop.h says what the options do)
 
 #include <memory>
 
@@ -30,9 +31,10 @@ public:
     }
     using L::Chain::forward;
     Variable forward(const Variable& x) override {
-        Variable h = F::max_pooling_2d(F::relu((*conv1)(x)), 2);
+        // mixed_input/mixed_output: bfloat16 inside under --dtype mixed_bf16 (train_loop.h).
+        Variable h = F::max_pooling_2d(F::relu((*conv1)(bench::mixed_input(x))), 2);
         h = F::max_pooling_2d(F::relu((*conv2)(h)), 2);
-        return (*fc2)(F::relu((*fc1)(h)));
+        return bench::mixed_output((*fc2)(F::relu((*fc1)(h))));
     }
     std::shared_ptr<L::Convolution2D> conv1, conv2;
     std::shared_ptr<L::Linear> fc1, fc2;
@@ -41,10 +43,12 @@ public:
 }  // namespace
 
 int main(int argc, char** argv) {
+    const bench::LoopArgs args = bench::parse_args(argc, argv);
+    bench::apply_dtype(args);  // before the model: its links read config().dtype
     seed(0);
     auto model = std::make_shared<L::Classifier>(std::make_shared<ConvNet>());
     auto optimizer =
         std::make_shared<optimizers::MomentumSGD>(optimizers::MomentumSGDOptions{.lr = 0.01, .momentum = 0.9});
-    bench::train(model, optimizer, {1, 28, 28}, bench::parse_args(argc, argv));
+    bench::train(model, optimizer, {1, 28, 28}, args);
     return 0;
 }
