@@ -1,8 +1,10 @@
 """Python bindings against PyTorch on the CPU, side by side (issue 8's speed targets).
 
 Every measurement runs in its own child process, rensa and PyTorch alternately, for
---rounds rounds, with OMP_NUM_THREADS=2 GOMP_SPINCOUNT=0 (PyTorch's fastest setting
-here). Reported: medians and their ratio.
+--rounds rounds, OMP_NUM_THREADS=2, each side at every OpenMP setting of
+benchmarks/bench_env.py (as shipped, GOMP_SPINCOUNT=0). Reported: per side the median
+over rounds at each setting, and the faster setting of rensa against the faster of
+PyTorch (with the per-round ratios). Without PyTorch its sides are skipped.
 
 1. call: the Python cost of one F.relu on a 1x10 float32 array, with graph recording
    (the input requires grad) and without (no_backprop_mode / torch.no_grad), in us.
@@ -12,7 +14,7 @@ here). Reported: medians and their ratio.
    loop (benchmarks/train_mlp/bench_common.py) and the C++ program build/benchmarks/train_mlp.
 
 Usage (from the repository root; needs .venv-bench from scripts/install-bench-deps.sh):
-    .venv-bench/bin/python benchmarks/python/run.py [--build build] [--rounds 3] [--only call,step,trainer]
+    .venv-bench/bin/python benchmarks/python/run.py [--build build] [--rounds 3] [--only call,step,trainer] [--json FILE]
 """
 import argparse
 import json
@@ -26,6 +28,8 @@ import timeit
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(ROOT, 'benchmarks', 'train_mlp'))
+sys.path.insert(0, os.path.join(ROOT, 'benchmarks'))
+import bench_env  # noqa: E402
 
 
 def best_per_call(stmt, number, repeat=7):
@@ -155,27 +159,46 @@ CHILDREN = {
 
 # --- parent ------------------------------------------------------------------------------
 
-def run_child(args, name, extra=()):
-    env = dict(os.environ, OMP_NUM_THREADS='2', GOMP_SPINCOUNT='0',
-               PYTHONPATH=os.path.join(ROOT, args.build, 'python'))
+def run_child(args, name, setting):
+    build = args.build if os.path.isabs(args.build) else os.path.join(ROOT, args.build)
+    env = bench_env.child_env(2, setting, {'PYTHONPATH': os.path.join(build, 'python')})
     if name == 'cxx_trainer':
-        cmd = [os.path.join(ROOT, args.build, 'benchmarks', 'train_mlp'), str(args.iterations), '--loop', 'trainer']
+        cmd = [os.path.join(build, 'benchmarks', 'train_mlp'), str(args.iterations), '--loop', 'trainer']
     else:
         cmd = [sys.executable, os.path.abspath(__file__), '--child', name, '--iterations', str(args.iterations)]
-    out = subprocess.run(cmd + list(extra), env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return bench_env.run_json_child(cmd, env, '{} ({})'.format(name, setting))[0]
 
 
-def compare(args, title, sides, key, unit, lower_is_better):
-    results = {side: [] for side in sides}
+def compare(args, record, title, sides, key, unit, lower_is_better):
+    """Runs every side at every setting per round; returns {side: {setting: [per-round values]}}."""
+    sides = [s for s in sides if args.use_torch or not s.startswith('torch')]
+    results = {side: {s: [] for s in bench_env.SETTINGS} for side in sides}
     for r in range(args.rounds):
+        settings = list(bench_env.SETTINGS)[::-1 if r % 2 else 1]
         for side in sides:
-            value = run_child(args, side)[key] if isinstance(key, str) else key(run_child(args, side))
-            results[side].append(value)
-            print('  round {} {:14s} {:10.3f} {}'.format(r + 1, side, value, unit), flush=True)
-    med = {side: statistics.median(v) for side, v in results.items()}
-    print('{}: '.format(title) + ', '.join('{} {:.3f} {}'.format(s, m, unit) for s, m in med.items()))
-    return med
+            for setting in settings:
+                value = run_child(args, side, setting)[key]
+                results[side][setting].append(value)
+                print('  round {} {:14s} {:18s} {:10.3f} {}'.format(r + 1, side, setting, value, unit), flush=True)
+    cells = []
+    for side, per in results.items():
+        best, m, _ = bench_env.best_setting(per, not lower_is_better)
+        cells.append('{} {:.3f} {} ({})'.format(side, m, unit, best))
+    print('{} (median, faster setting): '.format(title) + ', '.join(cells))
+    record.setdefault('results', {})[title] = {'unit': unit, 'values': results}
+    return results
+
+
+def ratio(record, label, results, a, b, lower_is_better, target=None):
+    """Prints a / b of the faster settings (and per round); nothing when a side is missing."""
+    if a not in results or b not in results:
+        return
+    c = bench_env.compare_sides(results[a], results[b], not lower_is_better)
+    tgt = ' (target {})'.format(target) if target else ''
+    print('ratio {}: {:.3f}x{} [{} vs {}; per round {}]'.format(label, c['ratio'], tgt, c['a_setting'],
+                                                             c['b_setting'], ', '.join('{:.2f}'.format(x)
+                                                                                       for x in c['rounds'])))
+    record.setdefault('ratios', []).append({'label': label, **c})
 
 
 def main():
@@ -184,6 +207,7 @@ def main():
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--iterations', type=int, default=300, help='trainer iterations of batch 100')
     parser.add_argument('--only', default='call,step,trainer')
+    parser.add_argument('--json', help='write the results here')
     parser.add_argument('--child', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -196,21 +220,28 @@ def main():
         print(json.dumps(result))
         return
     only = args.only.split(',')
-    print('load average {:.2f} at start; OMP_NUM_THREADS=2 GOMP_SPINCOUNT=0'.format(os.getloadavg()[0]), flush=True)
+    args.use_torch = bench_env.has_module('torch')
+    record = bench_env.print_header('benchmarks/python/run.py: {} rounds, {}, OMP_NUM_THREADS=2, OpenMP settings {}'
+                                    .format(args.rounds, only, list(bench_env.SETTINGS)))
+    record['args'] = vars(args)
+    if not args.use_torch:
+        print('PyTorch sides skipped: no torch in {}'.format(sys.executable))
     if 'call' in only:
-        rec = compare(args, 'F.relu 1x10, graph recorded', ['rensa_call', 'torch_call'], 'record_us', 'us', True)
-        plain = compare(args, 'F.relu 1x10, no graph', ['rensa_call', 'torch_call'], 'plain_us', 'us', True)
-        print('ratio call rensa/torch: recording {:.2f}x, no graph {:.2f}x'.format(
-            rec['rensa_call'] / rec['torch_call'], plain['rensa_call'] / plain['torch_call']))
+        rec = compare(args, record, 'F.relu 1x10, graph recorded', ['rensa_call', 'torch_call'], 'record_us', 'us',
+                      True)
+        ratio(record, 'call time rensa/torch, recording', rec, 'rensa_call', 'torch_call', True)
+        plain = compare(args, record, 'F.relu 1x10, no graph', ['rensa_call', 'torch_call'], 'plain_us', 'us', True)
+        ratio(record, 'call time rensa/torch, no graph', plain, 'rensa_call', 'torch_call', True)
     if 'step' in only:
-        step = compare(args, 'MLP step at batch 1', ['rensa_step', 'torch_step'], 'step_ms', 'ms', True)
-        print('ratio step time rensa/torch: {:.2f}x'.format(step['rensa_step'] / step['torch_step']))
+        step = compare(args, record, 'MLP step at batch 1', ['rensa_step', 'torch_step'], 'step_ms', 'ms', True)
+        ratio(record, 'step time rensa/torch', step, 'rensa_step', 'torch_step', True)
     if 'trainer' in only:
-        tr = compare(args, 'MLP Trainer batch 100', ['rensa_trainer', 'torch_trainer', 'cxx_trainer'],
+        tr = compare(args, record, 'MLP Trainer batch 100', ['rensa_trainer', 'torch_trainer', 'cxx_trainer'],
                      'images_per_s', 'images/s', False)
-        print('ratio images/s: Python rensa / torch {:.2f}x; Python rensa / C++ rensa {:.3f}'.format(
-            tr['rensa_trainer'] / tr['torch_trainer'], tr['rensa_trainer'] / tr['cxx_trainer']))
-    print('load average {:.2f} at end'.format(os.getloadavg()[0]))
+        ratio(record, 'images/s Python rensa / torch', tr, 'rensa_trainer', 'torch_trainer', False)
+        ratio(record, 'images/s Python rensa / C++ rensa', tr, 'rensa_trainer', 'cxx_trainer', False)
+    bench_env.print_footer(record)
+    bench_env.write_json(args.json, record)
 
 
 if __name__ == '__main__':
