@@ -1,11 +1,12 @@
 """Side by side: each case in rensa (bench_compare) and in PyTorch on the CPU.
 
-Rounds alternate between the sides: in every round each case runs once in rensa (a
-bench_compare subprocess), once in PyTorch as shipped and once in PyTorch with
-GOMP_SPINCOUNT=0 (two long-lived torch_cases.py workers, torch.set_num_threads(2)).
-Each run reports the median of its timed steps; a side's figure is the median over
-the rounds, and PyTorch's is its faster setting. Prints one table and exits 1 when a
-case with a target misses it.
+Rounds alternate between the sides: in every round each case runs in rensa (a
+bench_compare subprocess) and in PyTorch (two long-lived torch_cases.py workers,
+torch.set_num_threads(2)), each side once as shipped and once with GOMP_SPINCOUNT=0
+(benchmarks/bench_env.py). Each run reports the median of its timed steps; a side's
+figure is the median over the rounds at its faster setting, and the ratio compares the
+faster setting of each side (per-round ratios in --json). Prints the CPU, ISA flags and
+load, one table, and exits 1 when a case with a target misses it.
 
     cmake --build build --target bench_compare
     .venv-bench/bin/python benchmarks/compare/compare.py --build build
@@ -20,6 +21,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import bench_env  # noqa: E402
 
 # Cases in the order of the table (the names of cases.h and torch_cases.py).
 CASES = [
@@ -48,7 +51,8 @@ TARGETS = {
     "relu": 1.2,
 }
 
-TORCH_SETTINGS = {"as shipped": {}, "GOMP_SPINCOUNT=0": {"GOMP_SPINCOUNT": "0"}}
+TORCH_SETTINGS = bench_env.SETTINGS
+RENSA_SETTINGS = {"rensa " + k: v for k, v in bench_env.SETTINGS.items()}
 
 
 def parse_args():
@@ -73,12 +77,13 @@ def base_env(threads):
 
 
 class RensaSide:
-    def __init__(self, build, threads, extra_env):
+    def __init__(self, build, threads, extra_env, setting_env=None):
         self.exe = Path(build) / "benchmarks" / "compare" / "bench_compare"
         if not self.exe.exists():
             sys.exit(f"compare.py: {self.exe} not found; run cmake --build {build} --target bench_compare")
         self.threads = threads
         self.env = base_env(threads)
+        self.env.update(setting_env or {})
         self.env.update(extra_env)
         out = subprocess.run([self.exe, "--list"], env=self.env, check=True, capture_output=True, text=True)
         self.cases = set(out.stdout.split())
@@ -114,14 +119,16 @@ class TorchWorker:
 
 
 def measure(args, rensa, workers, cases):
-    """{case: {"rensa": [per-round medians], setting: [...]}} with the order rotated per round."""
-    results = {case: {"rensa": [], **{name: [] for name in workers}} for case in cases}
-    runners = [("rensa", rensa.run)] + [(name, w.run) for name, w in workers.items()]
+    """{case: {"rensa <setting>": [per-round medians], <torch setting>: [...]}} with the order
+    rotated per round."""
+    results = {case: {**{name: [] for name in rensa}, **{name: [] for name in workers}} for case in cases}
+    runners = [(name, r.run) for name, r in rensa.items()] + [(name, w.run) for name, w in workers.items()]
+    known = next(iter(rensa.values())).cases
     for r in range(args.rounds):
         order = runners[r % len(runners):] + runners[:r % len(runners)]
         for case in cases:
             for name, run in order:
-                if name == "rensa" and case not in rensa.cases:
+                if name in rensa and case not in known:
                     continue
                 t = run(case, args.iters, args.warmup)
                 if t is not None:
@@ -131,27 +138,36 @@ def measure(args, rensa, workers, cases):
 
 
 def summarize(case, per_side):
-    torch_times = {name: statistics.median(v) for name, v in per_side.items() if name != "rensa" and v}
+    torch_times = {name: statistics.median(v) for name, v in per_side.items() if name in TORCH_SETTINGS and v}
     setting = min(torch_times, key=torch_times.get)
     row = {"case": case, "torch_ms": torch_times[setting] * 1e3, "torch_setting": setting,
            "torch_all_ms": {k: v * 1e3 for k, v in torch_times.items()}, "target": TARGETS.get(case)}
-    if not per_side["rensa"]:
+    rensa_times = {name: statistics.median(v) for name, v in per_side.items() if name in RENSA_SETTINGS and v}
+    if not rensa_times:
         return {**row, "rensa_ms": None, "ratio": None, "result": "missing"}
-    rensa_ms = statistics.median(per_side["rensa"]) * 1e3
+    rensa_setting = min(rensa_times, key=rensa_times.get)
+    rensa_ms = rensa_times[rensa_setting] * 1e3
     ratio = rensa_ms / row["torch_ms"]
+    rounds = bench_env.compare_sides({k: v for k, v in per_side.items() if k in RENSA_SETTINGS},
+                                     {k: v for k, v in per_side.items() if k in TORCH_SETTINGS},
+                                     higher_is_better=False)["rounds"]
     result = "-" if row["target"] is None else ("pass" if ratio <= row["target"] else "miss")
-    return {**row, "rensa_ms": rensa_ms, "ratio": ratio, "result": result}
+    return {**row, "rensa_ms": rensa_ms, "rensa_setting": rensa_setting[len("rensa "):],
+            "rensa_all_ms": {k: v * 1e3 for k, v in rensa_times.items()}, "ratio": ratio, "round_ratios": rounds,
+            "result": result}
 
 
 def print_table(rows):
-    header = f"{'case':<24}{'rensa ms':>10}{'torch ms':>10}  {'torch setting':<18}{'ratio':>7}{'target':>8}  result"
+    header = (f"{'case':<24}{'rensa ms':>10}  {'rensa setting':<18}{'torch ms':>10}  {'torch setting':<18}{'ratio':>7}"
+              f"{'target':>8}  result")
     print(header)
     print("-" * len(header))
     for row in rows:
         rensa = "-" if row["rensa_ms"] is None else f"{row['rensa_ms']:.3f}"
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}x"
         target = "-" if row["target"] is None else f"<={row['target']:.2f}x"
-        print(f"{row['case']:<24}{rensa:>10}{row['torch_ms']:>10.3f}  {row['torch_setting']:<18}{ratio:>7}"
+        print(f"{row['case']:<24}{rensa:>10}  {row.get('rensa_setting', '-'):<18}{row['torch_ms']:>10.3f}  "
+              f"{row['torch_setting']:<18}{ratio:>7}"
               f"{target:>8}  {row['result']}")
 
 
@@ -162,7 +178,12 @@ def main():
     if unknown:
         sys.exit(f"compare.py: unknown cases {unknown}; known: {CASES}")
     rensa_env = dict(kv.split("=", 1) for kv in args.rensa_env)
-    rensa = RensaSide(args.build, args.threads, rensa_env)
+    record = bench_env.print_header(f"compare.py: {len(cases)} cases, threads {args.threads}, {args.rounds} rounds x "
+                                    f"{args.iters} steps, OpenMP settings {list(bench_env.SETTINGS)}")
+    if not bench_env.has_module("torch"):
+        sys.exit(f"compare.py: no torch in {sys.executable}; run it with .venv-bench/bin/python "
+                 "(scripts/install-bench-deps.sh), as make bench-compare does")
+    rensa = {name: RensaSide(args.build, args.threads, rensa_env, env) for name, env in RENSA_SETTINGS.items()}
     workers = {name: TorchWorker(sys.executable, args.threads, env) for name, env in TORCH_SETTINGS.items()}
     try:
         results = measure(args, rensa, workers, cases)
@@ -173,9 +194,11 @@ def main():
     print(f"threads {args.threads}, {args.rounds} rounds x {args.iters} steps (median of medians); "
           f"rensa env {rensa_env or 'as shipped'}; load average {os.getloadavg()[0]:.2f}")
     print_table(rows)
+    bench_env.print_footer(record)
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "raw": results}, indent=1))
-    return 1 if any(row["result"] == "miss" for row in rows) else 0
+        args.json.write_text(json.dumps({**record, "rows": rows, "raw": results}, indent=1))
+    # A case rensa failed on (its stderr printed above) is "missing": a failure too.
+    return 1 if any(row["result"] in ("miss", "missing") for row in rows) else 0
 
 
 if __name__ == "__main__":
