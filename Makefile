@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan test-fuzz soak demo bench bench-compare bench-train bench-distributed bench-scaling bench-python format clean gpu-check
+.PHONY: deps configure build test test-asan test-fuzz soak demo bench bench-compare bench-train bench-distributed bench-scaling bench-python bench-chainer format clean gpu-check
 
 deps:
 	bash scripts/install-deps.sh
@@ -62,13 +62,26 @@ bench: build
 bench-compare: build
 	bash scripts/install-bench-deps.sh
 	cmake --build --preset default --target bench_compare
-	.venv-bench/bin/python benchmarks/compare/compare.py --build build
+	.venv-bench/bin/python benchmarks/compare/compare.py --build build --json build/bench-compare.json
 
-# Training throughput and peak memory against PyTorch (benchmarks/README.md, "Training against PyTorch").
+# Training throughput and peak memory against PyTorch at 1 and 2 threads, float32 and
+# mixed_bf16 (torch.autocast), each against its compute bound (gemm_bound, conv_bound), and
+# the MLP's test accuracy after 3 epochs in both dtypes (benchmarks/README.md, "Issue 24").
+# Against real Chainer 7.8.1: make bench-chainer.
 bench-train: build
 	bash scripts/install-bench-deps.sh
-	.venv-bench/bin/python benchmarks/train_mlp/run.py --build build
-	.venv-bench/bin/python benchmarks/train_convnet/run.py --build build
+	cmake --build --preset default --target train_mlp train_convnet gemm_bound conv_bound
+	.venv-bench/bin/python benchmarks/train_mlp/run.py --build build --dtype mixed_bf16 --accuracy-epochs 3 --json build/bench-train-mlp.json
+	.venv-bench/bin/python benchmarks/train_convnet/run.py --build build --dtype mixed_bf16 --json build/bench-train-convnet.json
+	@echo "rensa against Chainer 7.8.1 (make demo and the Chainer-style script): make bench-chainer"
+
+# Wall time of make demo's program (2 MPI ranks) and of the Chainer-style examples/mnist/train_mnist.py
+# against real Chainer/ChainerMN 7.8.1 (.venv-chainermn), 1 epoch each (benchmarks/README.md, "Issue 24").
+bench-chainer: build
+	bash scripts/install-bench-deps.sh
+	bash scripts/install-chainermn-bench.sh
+	cmake --build --preset default --target example_mnist rensa_python
+	.venv-bench/bin/python benchmarks/chainer/run.py --build build --json build/bench-chainer.json
 
 # All-reduce against raw MPI_Allreduce, and MLP training on 2 processes x 1 thread against
 # 1 x 1, real ChainerMN 7.8.1 (.venv-chainermn) and PyTorch DDP; then the same on the network
@@ -93,7 +106,7 @@ bench-scaling: build
 bench-python: build
 	bash scripts/install-bench-deps.sh
 	cmake --build --preset default --target rensa_python train_mlp
-	.venv-bench/bin/python benchmarks/python/run.py --build build
+	.venv-bench/bin/python benchmarks/python/run.py --build build --json build/bench-python.json
 
 format:
 	git ls-files '*.h' '*.cc' '*.cu' '*.cuh' | xargs clang-format -i
