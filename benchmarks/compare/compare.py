@@ -139,14 +139,17 @@ def measure(args, rensa, workers, cases):
 
 def summarize(case, per_side):
     torch_times = {name: statistics.median(v) for name, v in per_side.items() if name in TORCH_SETTINGS and v}
-    setting = min(torch_times, key=torch_times.get)
-    row = {"case": case, "torch_ms": torch_times[setting] * 1e3, "torch_setting": setting,
+    setting = min(torch_times, key=torch_times.get) if torch_times else None
+    row = {"case": case, "torch_ms": torch_times[setting] * 1e3 if setting else None, "torch_setting": setting or "-",
            "torch_all_ms": {k: v * 1e3 for k, v in torch_times.items()}, "target": TARGETS.get(case)}
     rensa_times = {name: statistics.median(v) for name, v in per_side.items() if name in RENSA_SETTINGS and v}
     if not rensa_times:
         return {**row, "rensa_ms": None, "ratio": None, "result": "missing"}
     rensa_setting = min(rensa_times, key=rensa_times.get)
     rensa_ms = rensa_times[rensa_setting] * 1e3
+    if setting is None:  # no PyTorch side
+        return {**row, "rensa_ms": rensa_ms, "rensa_setting": rensa_setting[len("rensa "):],
+                "rensa_all_ms": {k: v * 1e3 for k, v in rensa_times.items()}, "ratio": None, "result": "-"}
     ratio = rensa_ms / row["torch_ms"]
     rounds = bench_env.compare_sides({k: v for k, v in per_side.items() if k in RENSA_SETTINGS},
                                      {k: v for k, v in per_side.items() if k in TORCH_SETTINGS},
@@ -166,7 +169,8 @@ def print_table(rows):
         rensa = "-" if row["rensa_ms"] is None else f"{row['rensa_ms']:.3f}"
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}x"
         target = "-" if row["target"] is None else f"<={row['target']:.2f}x"
-        print(f"{row['case']:<24}{rensa:>10}  {row.get('rensa_setting', '-'):<18}{row['torch_ms']:>10.3f}  "
+        torch = "-" if row["torch_ms"] is None else f"{row['torch_ms']:.3f}"
+        print(f"{row['case']:<24}{rensa:>10}  {row.get('rensa_setting', '-'):<18}{torch:>10}  "
               f"{row['torch_setting']:<18}{ratio:>7}"
               f"{target:>8}  {row['result']}")
 
@@ -180,11 +184,13 @@ def main():
     rensa_env = dict(kv.split("=", 1) for kv in args.rensa_env)
     record = bench_env.print_header(f"compare.py: {len(cases)} cases, threads {args.threads}, {args.rounds} rounds x "
                                     f"{args.iters} steps, OpenMP settings {list(bench_env.SETTINGS)}")
-    if not bench_env.has_module("torch"):
-        sys.exit(f"compare.py: no torch in {sys.executable}; run it with .venv-bench/bin/python "
-                 "(scripts/install-bench-deps.sh), as make bench-compare does")
+    use_torch = bench_env.has_module("torch")
+    if not use_torch:
+        print(f"PyTorch side skipped: no torch in {sys.executable} (make bench-compare runs "
+              ".venv-bench/bin/python from scripts/install-bench-deps.sh); rensa's times only")
     rensa = {name: RensaSide(args.build, args.threads, rensa_env, env) for name, env in RENSA_SETTINGS.items()}
-    workers = {name: TorchWorker(sys.executable, args.threads, env) for name, env in TORCH_SETTINGS.items()}
+    workers = {name: TorchWorker(sys.executable, args.threads, env) for name, env in TORCH_SETTINGS.items()
+               if use_torch}
     try:
         results = measure(args, rensa, workers, cases)
     finally:

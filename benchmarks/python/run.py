@@ -14,7 +14,8 @@ PyTorch (with the per-round ratios). Without PyTorch its sides are skipped.
    loop (benchmarks/train_mlp/bench_common.py) and the C++ program build/benchmarks/train_mlp.
 
 Usage (from the repository root; needs .venv-bench from scripts/install-bench-deps.sh):
-    .venv-bench/bin/python benchmarks/python/run.py [--build build] [--rounds 3] [--only call,step,trainer] [--json FILE]
+    .venv-bench/bin/python benchmarks/python/run.py [--build build] [--rounds 3] [--only call,step,trainer]
+        [--json FILE]
 """
 import argparse
 import json

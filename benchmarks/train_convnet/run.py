@@ -1,8 +1,9 @@
 """train_convnet: conv5x5 32 (pad 2), relu, max pool 2, conv5x5 64 (pad 2), relu, max pool 2,
 linear 1024, relu, linear 10; MomentumSGD(lr 0.01, momentum 0.9), batch 100, Fashion-MNIST,
 rensa (build/benchmarks/train_convnet) against PyTorch. Usage (from the repository root):
-    .venv-bench/bin/python benchmarks/train_convnet/run.py [--build build] [--rounds 3] [--iterations 200] [--loop trainer|iterator|manual]
-        [--threads 1,2] [--dtype float32|mixed_bf16] [--accuracy-epochs N] [--json FILE]
+    .venv-bench/bin/python benchmarks/train_convnet/run.py [--build build] [--rounds 3] [--iterations 200]
+        [--loop trainer|iterator|manual] [--threads 1,2] [--dtype float32|mixed_bf16]
+        [--accuracy-epochs N] [--json FILE]
 bench_common.py says what each runs and prints.
 """
 import os

@@ -1,7 +1,8 @@
 """train_mlp: MLP 784-1000-1000-10 (ReLU), Adam, batch 100, one epoch of Fashion-MNIST,
 rensa (build/benchmarks/train_mlp) against PyTorch. Usage (from the repository root):
-    .venv-bench/bin/python benchmarks/train_mlp/run.py [--build build] [--rounds 3] [--iterations 600] [--loop trainer|iterator|manual]
-        [--threads 1,2] [--dtype float32|mixed_bf16] [--accuracy-epochs N] [--json FILE]
+    .venv-bench/bin/python benchmarks/train_mlp/run.py [--build build] [--rounds 3] [--iterations 600]
+        [--loop trainer|iterator|manual] [--threads 1,2] [--dtype float32|mixed_bf16]
+        [--accuracy-epochs N] [--json FILE]
 bench_common.py says what each runs and prints.
 """
 import os
