@@ -82,6 +82,10 @@ Array wrap_numpy(const py::array& arr, Dtype dtype) {
     Py_INCREF(owner);
     auto deleter = [owner](void*) {
         if (!Py_IsInitialized() || _Py_IsFinalizing()) return;
+        if (PyGILState_Check()) {  // the common case (a Variable freed by Python): no GIL round trip
+            Py_DECREF(owner);
+            return;
+        }
         py::gil_scoped_acquire gil;
         Py_DECREF(owner);
     };
@@ -99,24 +103,9 @@ py::module_& numpy() {
     return *np;
 }
 
-}  // namespace
-
-Array to_array(py::handle obj) {
-    if (py::isinstance<Array>(obj)) return obj.cast<Array>();
-    if (py::isinstance<Variable>(obj)) return obj.cast<const Variable&>().array();
-    py::array arr;
-    if (py::isinstance<py::array>(obj)) {
-        arr = py::reinterpret_borrow<py::array>(obj);
-    } else {
-        py::object converted;
-        try {
-            converted = numpy().attr("asarray")(obj);
-        } catch (py::error_already_set&) {
-            RENSA_THROW(DtypeError, "to_array: cannot convert an object of type ", Py_TYPE(obj.ptr())->tp_name,
-                        " to an array");
-        }
-        arr = py::reinterpret_steal<py::array>(converted.release());
-    }
+// A numpy array -> Array: wrapped when rensa has its dtype and it is aligned, else copied;
+// `obj` (what the caller passed) names the type in errors.
+Array numpy_to_array(const py::array& arr, py::handle obj) {
     const py::dtype dt = arr.dtype();
     Dtype dtype{};
     const bool aligned = (arr.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
@@ -130,6 +119,39 @@ Array to_array(py::handle obj) {
     // A copy in a dtype rensa has (or an aligned copy): the Array owns the new numpy array.
     py::array copy = numpy().attr("ascontiguousarray")(arr, dtype_to_python(dtype));
     return wrap_numpy(copy, dtype);
+}
+
+// The Python type of a bound class, looked up once (py::isinstance<T> searches pybind11's
+// registry on every call). Bound classes live as long as the interpreter.
+template <class T>
+PyTypeObject* bound_type() {
+    static PyTypeObject* const type = py::detail::get_type_info(typeid(T))->type;
+    return type;
+}
+
+bool is_instance_of(py::handle obj, PyTypeObject* type) {
+    return Py_TYPE(obj.ptr()) == type || PyType_IsSubtype(Py_TYPE(obj.ptr()), type) != 0;
+}
+
+bool is_numpy_array(py::handle obj) { return py::detail::npy_api::get().PyArray_Check_(obj.ptr()); }
+
+}  // namespace
+
+bool is_array_object(py::handle obj) { return is_numpy_array(obj) || is_instance_of(obj, bound_type<Array>()); }
+
+Array to_array(py::handle obj) {
+    if (is_numpy_array(obj)) return numpy_to_array(py::reinterpret_borrow<py::array>(obj), obj);
+    if (is_instance_of(obj, bound_type<Array>())) return obj.cast<Array>();
+    if (is_instance_of(obj, bound_type<Variable>())) return obj.cast<const Variable&>().array();
+    py::object converted;
+    try {
+        converted = numpy().attr("asarray")(obj);
+    } catch (py::error_already_set&) {
+        RENSA_THROW(DtypeError, "to_array: cannot convert an object of type ", Py_TYPE(obj.ptr())->tp_name,
+                    " to an array");
+    }
+    const auto arr = py::reinterpret_steal<py::array>(converted.release());
+    return numpy_to_array(arr, obj);
 }
 
 py::object to_numpy(const Array& array) {
@@ -150,12 +172,12 @@ py::object to_numpy(const Array& array) {
 }
 
 Variable to_variable(py::handle obj) {
-    if (py::isinstance<Variable>(obj)) return obj.cast<Variable>();
+    if (is_instance_of(obj, bound_type<Variable>())) return obj.cast<Variable>();
     return Variable(to_array(obj), false);
 }
 
 bool variable_from_array(py::handle obj, Variable* out) {
-    if (!py::isinstance<py::array>(obj) && !py::isinstance<Array>(obj)) return false;
+    if (!is_array_object(obj)) return false;
     try {
         *out = Variable(to_array(obj), false);
         return true;
