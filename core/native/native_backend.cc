@@ -11,10 +11,11 @@
 namespace rensa::native {
 namespace {
 
-// RENSA_NATIVE_CACHE_LIMIT (bytes) bounds the free-list cache; default 4 GiB.
+// RENSA_NATIVE_CACHE_LIMIT (bytes) bounds the free-list cache; default kDefaultCacheLimit (1 GiB).
+// See Note [Native cache limit] in core/native/native_allocator.cc.
 int64_t cache_limit_from_env() {
     const char* value = std::getenv("RENSA_NATIVE_CACHE_LIMIT");
-    if (value == nullptr || *value == '\0') return int64_t{4} << 30;
+    if (value == nullptr || *value == '\0') return kDefaultCacheLimit;
     char* end = nullptr;
     const long long limit = std::strtoll(value, &end, 10);
     RENSA_CHECK(end != value && *end == '\0' && limit >= 0, ValueError,
