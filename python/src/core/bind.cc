@@ -194,6 +194,7 @@ void bind_core(py::module_& m) {
     bind_device(m);
     bind_ndarray(m);
     bind_core_state(m);
+    bind_core_memory(m);
 }
 
 }  // namespace rensa::python

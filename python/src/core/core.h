@@ -5,4 +5,6 @@
 namespace rensa::python {
 // state.cc: config, random seeding, reporter.
 void bind_core_state(py::module_& m);
+// memory.cc: the native allocator's statistics and cache limit.
+void bind_core_memory(py::module_& m);
 }  // namespace rensa::python
