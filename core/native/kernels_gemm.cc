@@ -1,7 +1,9 @@
 // gemm: float32 through oneDNN's sgemm when oneDNN is built in (see Note [sgemm]),
 // float32/float64 through OpenBLAS otherwise, reading the operands in place whenever each
-// matrix has a unit stride along one of its axes (row- or column-major); float16 and
-// bfloat16 through float32 temporaries; integers and bool by a plain loop.
+// matrix has a unit stride along one of its axes (row- or column-major); bfloat16 through a
+// oneDNN matmul accumulating in float32 (Note [bf16 gemm], gemm_dnnl.cc); float16, and
+// bfloat16 where oneDNN has no JIT kernel, through float32 temporaries; integers and bool by
+// a plain loop.
 
 #include <cblas.h>
 #ifdef RENSA_WITH_DNNL
@@ -17,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/native/dtype_dispatch.h"
+#include "core/native/gemm_dnnl.h"
 #include "core/native/native_kernels.h"
 #include "core/native/parallel.h"
 
@@ -220,7 +223,9 @@ void NativeKernels::gemm(const GemmArgs& args) {
         if constexpr (std::same_as<T, float> || std::same_as<T, double>) {
             if (!empty_sum) return blas_gemm<T>(a, b, c, args.alpha, args.beta);
         } else if constexpr (kIsHalfLike<T>) {
-            if (!empty_sum) return half_gemm(a, b, c, args.alpha, args.beta);
+            if (empty_sum) return loop_gemm<T>(a, b, c, args.alpha, args.beta);
+            if (std::same_as<T, BFloat16> && dnnl_gemm_bf16(a, b, c, args.alpha, args.beta)) return;
+            return half_gemm(a, b, c, args.alpha, args.beta);
         }
         loop_gemm<T>(a, b, c, args.alpha, args.beta);
     });
