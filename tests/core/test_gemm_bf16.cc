@@ -2,7 +2,7 @@
 // core/native/gemm_dnnl.cc; float32 temporaries otherwise) against float64 products of the
 // same bfloat16 operands. Note [bf16 gemm tolerance]: the result must be the float32-accumulated
 // product rounded once to bfloat16, so an element may differ from the exact product by half a
-// bfloat16 ulp (2^-9 relative, checked as 2^-8 |c|) plus the float32 accumulation error, bounded
+// bfloat16 ulp (at most 2^-8 |c|: an 8-bit significand) plus the float32 accumulation error, bounded
 // here by k * 2^-22 * max|a| * max|b|. Accumulating in bfloat16 instead errs by about
 // 2^-9 * sqrt(k) * |partial sums|: in a simulation of it, 44% of the elements at k = 7 and 64%
 // at k = 33 break these bounds (and the sum of 4096 ones, where bfloat16 accumulation stops at
