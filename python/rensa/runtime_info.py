@@ -22,6 +22,7 @@ def get_runtime_info():
         ('pybind11', info['pybind11']),
         ('OpenBLAS', info['openblas'] or 'not found'),
         ('oneDNN', 'yes' if info['onednn'] else 'not found'),
+        ('bfloat16 matmul', info['bf16_matmul']),
         ('OpenMP threads', str(info['openmp_threads'])),
         ('CUDA', cuda),
         ('cuDNN', 'yes' if info['cudnn'] else 'not built'),

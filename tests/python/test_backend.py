@@ -55,6 +55,18 @@ def test_print_runtime_info():
     out = io.StringIO()
     rensa.print_runtime_info(out)
     text = out.getvalue()
-    for key in ('rensa:', 'Python:', 'NumPy:', 'OpenBLAS:', 'oneDNN:', 'CUDA:', 'cuDNN:', 'NCCL:', 'MPI:'):
+    for key in ('rensa:', 'Python:', 'NumPy:', 'OpenBLAS:', 'oneDNN:', 'bfloat16 matmul:', 'CUDA:', 'cuDNN:',
+                'NCCL:', 'MPI:'):
         assert key in text
     assert numpy.__version__ in text
+
+
+def test_runtime_info_names_the_bf16_matmul_path():
+    info = rensa._core.runtime_info()
+    path = info['bf16_matmul']
+    if info['onednn']:
+        assert path.startswith('oneDNN matmul, ISA ')
+        assert ('bf16 dot products native' in path) == any(
+            isa in path for isa in ('avx512_core_bf16', 'avx512_core_amx'))
+    else:
+        assert 'without oneDNN' in path

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/backend.h"
+#include "core/native/gemm_dnnl.h"
 #include "python/src/bind.h"
 #include "python/src/core/cuda.h"
 
@@ -38,6 +39,7 @@ void bind_runtime_info(py::module_& m) {
         info["pybind11"] = RENSA_PY_PYBIND11_VERSION;
         info["openblas"] = RENSA_PY_OPENBLAS_VERSION;
         info["onednn"] = static_cast<bool>(RENSA_PY_WITH_ONEDNN);
+        info["bf16_matmul"] = native::bf16_gemm_info();  // CPU feature query only: no JIT
         info["openmp_threads"] = omp_get_max_threads();
         info["cuda_built"] = static_cast<bool>(RENSA_PY_WITH_CUDA);
         info["cuda_devices"] = cuda_device_count();
