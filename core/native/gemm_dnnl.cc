@@ -5,10 +5,13 @@
 // before that rounding) and alpha an output scale. On this Zen 4 (avx512_core_bf16, vdpbf16ps)
 // at the MLP's shapes (100x784x1000, 100x1000x1000, 1000x784x100, ...) it runs about twice as
 // fast as dnnl_sgemm on the same sizes, where the float32-temporary path it replaces also
-// converted every operand. A primitive takes 0.3-1 ms to create, so primitives are cached
-// per problem (shapes, strides, alpha, beta); a problem oneDNN only has its reference kernel
-// for (e.g. neither axis of a matrix with unit stride) caches an empty entry and takes the
-// float32-temporary path from then on.
+// converted every operand. Only where oneDNN's effective ISA has native bf16 dot products
+// (avx512_core_bf16, AMX): capped at avx512_core (DNNL_MAX_CPU_ISA) oneDNN emulates them at
+// about 0.4x sgemm's rate on the MLP's shapes (one thread), where the float32 temporaries
+// reach about 0.65x, so they stay the path there. A primitive takes 0.3-1 ms to create, so
+// primitives are cached per problem (shapes, strides, alpha, beta); a problem oneDNN only
+// has its reference kernel for (e.g. neither axis of a matrix with unit stride) caches an
+// empty entry and takes the float32-temporary path from then on.
 
 #include "core/native/gemm_dnnl.h"
 
@@ -117,9 +120,19 @@ std::shared_ptr<const Plan> find_plan(const Problem& p) {
     return plan;
 }
 
+dnnl_cpu_isa_t effective_isa() {
+    static const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();  // CPUID and DNNL_MAX_CPU_ISA, no JIT
+    return isa;
+}
+
+bool native_bf16_dot(dnnl_cpu_isa_t isa) {
+    return isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
+}
+
 }  // namespace
 
 bool dnnl_gemm_bf16(const Array& a, const Array& b, const Array& c, double alpha, double beta) {
+    if (!native_bf16_dot(effective_isa())) return false;  // see Note [bf16 gemm]
     if (!strides_in_elements(a) || !strides_in_elements(b) || !strides_in_elements(c)) return false;
     const int64_t item = c.itemsize();
     if (c.strides()[2] != item && c.strides()[1] == item && c.shape()[2] > 1) {
@@ -140,7 +153,7 @@ bool dnnl_gemm_bf16(const Array& a, const Array& b, const Array& c, double alpha
 }
 
 std::string bf16_gemm_info() {
-    const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    const dnnl_cpu_isa_t isa = effective_isa();
     const char* name = "other";
     switch (isa) {
         case dnnl_cpu_isa_sse41:
@@ -170,12 +183,10 @@ std::string bf16_gemm_info() {
         default:
             break;
     }
-    const bool native = isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
+    if (native_bf16_dot(isa)) return std::string("oneDNN matmul (ISA ") + name + ", native bf16 dot products)";
     const bool avx512 = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
-    return std::string("oneDNN matmul, ISA ") + name + ", bf16 dot products " +
-           (native   ? "native"
-            : avx512 ? "emulated (avx512_core)"
-                     : "through float32 sgemm (no AVX-512)");
+    return std::string("float32 temporaries and sgemm (ISA ") + name +
+           (avx512 ? ", bf16 dot products emulated: slower than sgemm)" : ", no bf16 dot products)");
 }
 
 }  // namespace rensa::native

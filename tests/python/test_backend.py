@@ -64,9 +64,9 @@ def test_print_runtime_info():
 def test_runtime_info_names_the_bf16_matmul_path():
     info = rensa._core.runtime_info()
     path = info['bf16_matmul']
-    if info['onednn']:
-        assert path.startswith('oneDNN matmul, ISA ')
-        assert ('bf16 dot products native' in path) == any(
-            isa in path for isa in ('avx512_core_bf16', 'avx512_core_amx'))
-    else:
+    if not info['onednn']:
         assert 'without oneDNN' in path
+    elif any(isa in path for isa in ('ISA avx512_core_bf16', 'ISA avx512_core_amx')):
+        assert path.startswith('oneDNN matmul (ISA ') and 'native bf16 dot products' in path
+    else:
+        assert path.startswith('float32 temporaries and sgemm (ISA ')
