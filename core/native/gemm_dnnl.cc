@@ -27,6 +27,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 namespace rensa::native {
 namespace {
@@ -129,6 +130,23 @@ bool native_bf16_dot(dnnl_cpu_isa_t isa) {
     return isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
 }
 
+const char* isa_name(dnnl_cpu_isa_t isa) {
+    constexpr std::array<std::pair<dnnl_cpu_isa_t, const char*>, 8> kNames{{
+        {dnnl_cpu_isa_sse41, "sse41"},
+        {dnnl_cpu_isa_avx, "avx"},
+        {dnnl_cpu_isa_avx2, "avx2"},
+        {dnnl_cpu_isa_avx2_vnni, "avx2_vnni"},
+        {dnnl_cpu_isa_avx512_core, "avx512_core"},
+        {dnnl_cpu_isa_avx512_core_vnni, "avx512_core_vnni"},
+        {dnnl_cpu_isa_avx512_core_bf16, "avx512_core_bf16"},
+        {dnnl_cpu_isa_avx512_core_amx, "avx512_core_amx"},
+    }};
+    for (const auto& [value, name] : kNames) {
+        if (value == isa) return name;
+    }
+    return "other";
+}
+
 }  // namespace
 
 bool dnnl_gemm_bf16(const Array& a, const Array& b, const Array& c, double alpha, double beta) {
@@ -154,35 +172,7 @@ bool dnnl_gemm_bf16(const Array& a, const Array& b, const Array& c, double alpha
 
 std::string bf16_gemm_info() {
     const dnnl_cpu_isa_t isa = effective_isa();
-    const char* name = "other";
-    switch (isa) {
-        case dnnl_cpu_isa_sse41:
-            name = "sse41";
-            break;
-        case dnnl_cpu_isa_avx:
-            name = "avx";
-            break;
-        case dnnl_cpu_isa_avx2:
-            name = "avx2";
-            break;
-        case dnnl_cpu_isa_avx2_vnni:
-            name = "avx2_vnni";
-            break;
-        case dnnl_cpu_isa_avx512_core:
-            name = "avx512_core";
-            break;
-        case dnnl_cpu_isa_avx512_core_vnni:
-            name = "avx512_core_vnni";
-            break;
-        case dnnl_cpu_isa_avx512_core_bf16:
-            name = "avx512_core_bf16";
-            break;
-        case dnnl_cpu_isa_avx512_core_amx:
-            name = "avx512_core_amx";
-            break;
-        default:
-            break;
-    }
+    const char* name = isa_name(isa);
     if (native_bf16_dot(isa)) return std::string("oneDNN matmul (ISA ") + name + ", native bf16 dot products)";
     const bool avx512 = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
     return std::string("float32 temporaries and sgemm (ISA ") + name +
