@@ -2,8 +2,8 @@
 // float32/float64 through OpenBLAS otherwise, reading the operands in place whenever each
 // matrix has a unit stride along one of its axes (row- or column-major); bfloat16 through a
 // oneDNN matmul accumulating in float32 (Note [bf16 gemm], gemm_dnnl.cc); float16, and
-// bfloat16 where oneDNN has no JIT kernel, through float32 temporaries; integers and bool by
-// a plain loop.
+// bfloat16 on CPUs without native bf16 dot products or with strides oneDNN has no JIT
+// kernel for, through float32 temporaries; integers and bool by a plain loop.
 
 #include <cblas.h>
 #ifdef RENSA_WITH_DNNL
