@@ -32,6 +32,9 @@ struct BackpropConfig {
 class BackpropEngine {
 public:
     explicit BackpropEngine(BackpropConfig config) : config_{std::move(config)} {}
+    ~BackpropEngine();  // frees the gradient slots it still holds
+    BackpropEngine(const BackpropEngine&) = delete;
+    BackpropEngine& operator=(const BackpropEngine&) = delete;
 
     // Adds `grad` to the grad of output `node` and schedules its creator.
     void seed(const std::shared_ptr<VariableNode>& node, const Variable& grad) { accumulate(node, grad); }
@@ -52,11 +55,17 @@ private:
         uint64_t order;  // first scheduled first among equal ranks
         std::shared_ptr<FunctionNode> function;
     };
-    struct Entry {
+    struct Entry {                           // a grad table entry for a node whose slot another engine holds
         std::shared_ptr<VariableNode> node;  // keeps the key alive
         Variable grad;
     };
 
+    // The grad table (Note [Gradient slots] in backward.cc): the accumulated grad of `node`
+    // (null when it has none), a new empty entry, and removal of the entry.
+    Variable* find_grad(const VariableNode& node);
+    bool has_grad(const VariableNode& node) const;
+    Variable& insert_grad(const std::shared_ptr<VariableNode>& node);
+    Variable take_entry(const VariableNode& node);
     bool needs_grad(const VariableNode& node) const;
     void schedule(const std::shared_ptr<FunctionNode>& function);
     void accumulate(const std::shared_ptr<VariableNode>& node, const Variable& grad);
@@ -75,8 +84,9 @@ private:
 
     BackpropConfig config_;
     std::vector<Scheduled> heap_;
-    std::unordered_set<const FunctionNode*> seen_;
-    std::unordered_map<const VariableNode*, Entry> grads_;
+    std::unordered_set<const FunctionNode*> seen_;        // scheduled functions of several outputs
+    std::vector<std::shared_ptr<VariableNode>> claimed_;  // nodes whose slot this engine took
+    std::unordered_map<const VariableNode*, Entry> other_grads_;
     std::vector<std::shared_ptr<VariableNode>> leaves_;
     // Leaf hooks only: the unprocessed consumer slots of each leaf still waiting.
     std::unordered_map<const VariableNode*, int64_t> pending_slots_;

@@ -98,22 +98,72 @@ bool BackpropEngine::needs_grad(const VariableNode& node) const {
     return config_.grad_required ? config_.grad_required->count(&node) != 0 : node.requires_grad();
 }
 
+// Note [Gradient slots]: the grad table of a backward run maps each node reached to its
+// accumulated grad. Instead of a hash map (an allocation and a hash per node, twice),
+// the engine keeps the grad in the node itself (VariableNode::grad_in_flight_), marked
+// with the engine that owns it (grad_owner_), and keeps the node alive in claimed_. A node
+// whose slot another engine holds (a backward run inside a function's backward, say, over
+// a graph sharing that node) goes to the hash map other_grads_ instead. The destructor
+// clears the slots still held, also when backward throws. A function is scheduled when
+// one of its outputs gets its first grad; every consumer of an output runs before its
+// creator (Note [Rank ordering]), so a function of one output is scheduled once without
+// a seen-set; only functions of several outputs are looked up in seen_.
+BackpropEngine::~BackpropEngine() {
+    for (const std::shared_ptr<VariableNode>& node : claimed_) {
+        if (node->grad_owner_ != this) continue;
+        node->grad_owner_ = nullptr;
+        node->grad_in_flight_ = Variable{};
+    }
+}
+
+Variable* BackpropEngine::find_grad(const VariableNode& node) {
+    if (node.grad_owner_ == this) return &node.grad_in_flight_;
+    if (other_grads_.empty()) return nullptr;
+    const auto it = other_grads_.find(&node);
+    return it == other_grads_.end() ? nullptr : &it->second.grad;
+}
+
+bool BackpropEngine::has_grad(const VariableNode& node) const {
+    return node.grad_owner_ == this || (!other_grads_.empty() && other_grads_.count(&node) != 0);
+}
+
+Variable& BackpropEngine::insert_grad(const std::shared_ptr<VariableNode>& node) {
+    if (node->grad_owner_ == nullptr) {
+        node->grad_owner_ = this;
+        claimed_.push_back(node);
+        return node->grad_in_flight_;
+    }
+    Entry& entry = other_grads_[node.get()];
+    entry.node = node;
+    return entry.grad;
+}
+
+Variable BackpropEngine::take_entry(const VariableNode& node) {
+    if (node.grad_owner_ == this) {
+        node.grad_owner_ = nullptr;
+        return std::move(node.grad_in_flight_);
+    }
+    const auto it = other_grads_.find(&node);
+    if (it == other_grads_.end()) return {};
+    Variable grad = std::move(it->second.grad);
+    other_grads_.erase(it);
+    return grad;
+}
+
 void BackpropEngine::schedule(const std::shared_ptr<FunctionNode>& function) {
-    if (!seen_.insert(function.get()).second) return;
+    if (function->outputs().size() > 1 && !seen_.insert(function.get()).second) return;
     heap_.push_back({function->rank(), next_order_++, function});
     std::push_heap(heap_.begin(), heap_.end(), lower_priority<Scheduled, Scheduled>);
 }
 
 void BackpropEngine::accumulate(const std::shared_ptr<VariableNode>& node, const Variable& grad) {
     if (!grad.defined()) return;
-    auto [it, inserted] = grads_.try_emplace(node.get());
-    Entry& entry = it->second;
-    if (!inserted) {
-        entry.grad = entry.grad.defined() ? entry.grad + grad : grad;
+    if (Variable* existing = find_grad(*node)) {
+        *existing = existing->defined() ? *existing + grad : grad;
         return;
     }
-    entry.node = node;
-    entry.grad = grad;
+    Variable& entry = insert_grad(node);
+    entry = grad;
     if (const std::shared_ptr<FunctionNode>& creator = node->creator()) {
         schedule(creator);
         return;
@@ -121,30 +171,21 @@ void BackpropEngine::accumulate(const std::shared_ptr<VariableNode>& node, const
     leaves_.push_back(node);
     if (config_.grad_required == nullptr) {  // backward() accumulates into a leaf's existing grad
         const Variable var = node->get_variable_or_none();
-        if (var.defined() && var.grad_var().defined()) entry.grad = var.grad_var() + grad;
+        if (var.defined() && var.grad_var().defined()) entry = var.grad_var() + grad;
     }
 }
 
 Variable BackpropEngine::pop_grad(const std::shared_ptr<VariableNode>& node) {
-    const auto it = grads_.find(node.get());
-    if (it == grads_.end()) {
+    if (!has_grad(*node)) {
         // Chainer's GradTable(load_if_new): an output reached by no path keeps its own grad.
         if (config_.grad_required != nullptr) return {};
         const Variable var = node->get_variable_or_none();
         return var.defined() ? var.grad_var() : Variable{};
     }
-    Variable grad = std::move(it->second.grad);
-    grads_.erase(it);
-    return grad;
+    return take_entry(*node);
 }
 
-Variable BackpropEngine::take_grad(const VariableNode* node) {
-    const auto it = grads_.find(node);
-    if (it == grads_.end()) return {};
-    Variable grad = std::move(it->second.grad);
-    grads_.erase(it);
-    return grad;
-}
+Variable BackpropEngine::take_grad(const VariableNode* node) { return take_entry(*node); }
 
 std::vector<Variable> BackpropEngine::pop_output_grads(const FunctionNode& function) {
     std::vector<Variable> grads(function.outputs().size());
@@ -260,7 +301,7 @@ void BackpropEngine::release_leaf_slots(const FunctionNode& function) {
 Array BackpropEngine::usable_destination(const VariableNode& leaf) const {
     if (config_.grad_required != nullptr || is_backprop_enabled() || leaf.creator()) return {};
     const Variable var = leaf.get_variable_or_none();
-    if (!var.defined() || var.grad_var().defined() || grads_.count(&leaf) != 0) return {};
+    if (!var.defined() || var.grad_var().defined() || has_grad(leaf)) return {};
     const Array& destination = var.data_->grad_destination;
     if (!destination.defined() || destination.shape() != leaf.shape() || destination.dtype() != leaf.dtype() ||
         destination.device() != leaf.device()) {
@@ -288,11 +329,9 @@ std::vector<Array> BackpropEngine::offered_destinations(const FunctionNode& func
 // Stores the leaf's grad in its variable (in its destination when it has a usable one; see
 // Note [Gradient destinations]) and reports it (nothing when it received none).
 void BackpropEngine::complete_leaf(const VariableNode* leaf) {
-    const auto it = grads_.find(leaf);
-    if (it == grads_.end()) return;
-    const Variable var = it->second.node->get_variable_or_none();
-    Variable grad = std::move(it->second.grad);
-    grads_.erase(it);
+    if (!has_grad(*leaf)) return;
+    const Variable var = leaf->get_variable_or_none();
+    Variable grad = take_entry(*leaf);
     if (!var.defined() || !grad.defined()) return;
     const Array& destination = var.data_->grad_destination;
     if (destination.defined() && !grad.creator() && destination.shape() == grad.shape() &&

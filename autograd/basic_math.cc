@@ -1,6 +1,7 @@
 #include "autograd/basic_math.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -15,8 +16,8 @@ namespace rensa {
 namespace {
 
 template <class F, class... Args>
-Variable apply1(const std::vector<Variable>& inputs, Args&&... args) {
-    return std::make_shared<F>(std::forward<Args>(args)...)->apply(inputs)[0];
+Variable apply1(std::initializer_list<Variable> inputs, Args&&... args) {
+    return std::move(std::make_shared<F>(std::forward<Args>(args)...)->apply(inputs)[0]);
 }
 
 // --- Unary ---

@@ -47,13 +47,37 @@ int64_t FunctionNode::live_count() { return g_live_function_nodes.load(std::memo
 
 std::string FunctionNode::label() const { return demangled_class_name(typeid(*this)); }
 
+void FunctionNode::IndexSet::assign(const IndexList& indexes) {
+    low_ = 0;
+    other_.clear();
+    for (const int i : indexes) {
+        if (i >= 0 && i < 64)
+            low_ |= uint64_t{1} << i;
+        else
+            other_.push_back(i);
+    }
+}
+
+bool FunctionNode::IndexSet::contains(int index) const {
+    if (index >= 0 && index < 64) return ((low_ >> index) & 1U) != 0;
+    return std::find(other_.begin(), other_.end(), index) != other_.end();
+}
+
 std::vector<Variable> FunctionNode::apply(const std::vector<Variable>& inputs) {
+    return apply_to(inputs.data(), inputs.size());
+}
+
+std::vector<Variable> FunctionNode::apply(std::initializer_list<Variable> inputs) {
+    return apply_to(inputs.begin(), inputs.size());
+}
+
+std::vector<Variable> FunctionNode::apply_to(const Variable* inputs, size_t n_inputs) {
     RENSA_CHECK(!applied_, ValueError, label(), ": a FunctionNode can be applied only once; make a new one");
     applied_ = true;
     std::vector<Array> in_arrays;
-    in_arrays.reserve(inputs.size());
+    in_arrays.reserve(n_inputs);
     bool requires_grad = false;
-    for (size_t i = 0; i < inputs.size(); ++i) {
+    for (size_t i = 0; i < n_inputs; ++i) {
         RENSA_CHECK(inputs[i].defined(), ValueError, label(), ": Expect: inputs[", i,
                     "] to be defined, Actual: undefined Variable");
         in_arrays.push_back(inputs[i].array());
@@ -65,10 +89,15 @@ std::vector<Variable> FunctionNode::apply(const std::vector<Variable>& inputs) {
     for (FunctionHook* hook : hooks) hook->forward_postprocess(*this, in_arrays);
     check_forward_outputs(out_arrays);
 
+    // Without a graph the outputs get no VariableNode until one is asked for (Note [Lazy
+    // variable nodes] in variable.cc); the node itself is freed when the caller drops it.
+    const bool record = requires_grad && is_backprop_enabled();
     std::vector<Variable> outputs;
     outputs.reserve(out_arrays.size());
-    for (const Array& y : out_arrays) outputs.emplace_back(y, requires_grad);
-    if (requires_grad && is_backprop_enabled()) link(inputs, outputs, out_arrays);
+    for (Array& y : out_arrays) {
+        outputs.push_back(record ? Variable(std::move(y), true) : Variable::without_node(std::move(y), requires_grad));
+    }
+    if (record) link(inputs, n_inputs, outputs);
     return outputs;
 }
 
@@ -82,46 +111,49 @@ void FunctionNode::check_forward_outputs(const std::vector<Array>& outputs) cons
     }
 }
 
-void FunctionNode::link(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
-                        const std::vector<Array>& out_arrays) {
-    inputs_.reserve(inputs.size());
-    for (const Variable& x : inputs) {
-        inputs_.push_back(x.node());
-        rank_ = std::max(rank_, x.rank());
+void FunctionNode::link(const Variable* inputs, size_t n_inputs, const std::vector<Variable>& outputs) {
+    inputs_.reserve(n_inputs);
+    for (size_t i = 0; i < n_inputs; ++i) {
+        const std::shared_ptr<VariableNode>& node = inputs[i].node();
+        inputs_.push_back(node);
+        rank_ = std::max(rank_, node->rank());
     }
-    for (int i : retained_input_indexes_) {
-        RENSA_CHECK(i >= 0 && i < static_cast<int>(inputs.size()), IndexError, label(), ": retain_inputs index ", i,
-                    " is out of range for ", inputs.size(), " inputs");
+    retained_inputs_.for_each([&](int i) {
+        RENSA_CHECK(i >= 0 && static_cast<size_t>(i) < n_inputs, IndexError, label(), ": retain_inputs index ", i,
+                    " is out of range for ", n_inputs, " inputs");
         inputs_[static_cast<size_t>(i)]->retained_data_ = inputs[static_cast<size_t>(i)].array();
-    }
-    for (int i : retained_output_indexes_) {
-        RENSA_CHECK(i >= 0 && i < static_cast<int>(outputs.size()), IndexError, label(), ": retain_outputs index ", i,
-                    " is out of range for ", outputs.size(), " outputs");
-        retained_output_data_.push_back(out_arrays[static_cast<size_t>(i)]);
+    });
+    if (!retained_outputs_.empty()) {
+        retained_output_data_.resize(outputs.size());
+        retained_outputs_.for_each([&](int i) {
+            RENSA_CHECK(i >= 0 && static_cast<size_t>(i) < outputs.size(), IndexError, label(),
+                        ": retain_outputs index ", i, " is out of range for ", outputs.size(), " outputs");
+            retained_output_data_[static_cast<size_t>(i)] = outputs[static_cast<size_t>(i)].array();
+        });
     }
     outputs_.reserve(outputs.size());
     const std::shared_ptr<FunctionNode> self = shared_from_this();
     for (const Variable& y : outputs) {
-        y.node()->set_creator(self);
-        outputs_.emplace_back(y.node());
+        const std::shared_ptr<VariableNode>& node = y.node();
+        node->set_creator(self);
+        outputs_.emplace_back(node);
     }
 }
 
 const Array& FunctionNode::grad_destination(int index) { return detail::offered_grad_destination(index); }
 
 Variable FunctionNode::retained_input(int index) const {
-    const bool retained = std::find(retained_input_indexes_.begin(), retained_input_indexes_.end(), index) !=
-                          retained_input_indexes_.end();
-    RENSA_CHECK(retained && index < static_cast<int>(inputs_.size()), ValueError, label(), ": input ", index,
+    RENSA_CHECK(index >= 0 && retained_inputs_.contains(index) && index < static_cast<int>(inputs_.size()), ValueError,
+                label(), ": input ", index,
                 " was not retained (call retain_inputs in forward) or the node was unchained");
     return inputs_[static_cast<size_t>(index)]->get_variable();
 }
 
 Variable FunctionNode::retained_output(int index) {
-    const auto it = std::find(retained_output_indexes_.begin(), retained_output_indexes_.end(), index);
-    RENSA_CHECK(it != retained_output_indexes_.end() && !retained_output_data_.empty(), ValueError, label(),
-                ": output ", index, " was not retained (call retain_outputs in forward)");
-    const Array& data = retained_output_data_[static_cast<size_t>(it - retained_output_indexes_.begin())];
+    RENSA_CHECK(
+        index >= 0 && retained_outputs_.contains(index) && index < static_cast<int>(retained_output_data_.size()),
+        ValueError, label(), ": output ", index, " was not retained (call retain_outputs in forward)");
+    const Array& data = retained_output_data_[static_cast<size_t>(index)];
     std::weak_ptr<VariableNode>& out = outputs_.at(static_cast<size_t>(index));
     if (std::shared_ptr<VariableNode> node = out.lock()) return node->get_variable(data);
     // The output is gone: a fresh variable created by this node stands in for it.

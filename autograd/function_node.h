@@ -19,6 +19,8 @@
 //   };
 //   Variable y = std::make_shared<Square>()->apply({x})[0];
 
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +44,8 @@ public:
     // applied once. Throws ValueError for undefined inputs or a forward that returns
     // no (or undefined) arrays, and in debug mode when an output holds NaN or Inf.
     std::vector<Variable> apply(const std::vector<Variable>& inputs);
+    // The same without building a vector of the inputs (`node->apply({x, y})`).
+    std::vector<Variable> apply(std::initializer_list<Variable> inputs);
 
     // Computes the outputs; may call retain_inputs / retain_outputs.
     virtual std::vector<Array> forward(const std::vector<Array>& inputs) = 0;
@@ -66,10 +70,25 @@ public:
     static int64_t live_count();
 
 protected:
+    // The argument of retain_inputs / retain_outputs: a braced list (`retain_inputs({0, 1})`)
+    // or a vector of indexes, read at once (nothing is allocated for a braced list).
+    class IndexList {
+    public:
+        IndexList(std::initializer_list<int> indexes)  // NOLINT(google-explicit-constructor)
+            : begin_{indexes.begin()}, end_{indexes.end()} {}
+        IndexList(const Indexes& indexes)  // NOLINT(google-explicit-constructor)
+            : begin_{indexes.data()}, end_{indexes.data() + indexes.size()} {}
+        const int* begin() const { return begin_; }
+        const int* end() const { return end_; }
+
+    private:
+        const int* begin_;
+        const int* end_;
+    };
     // Keep these inputs / outputs for backward (call from forward). Only retained arrays
     // are kept alive by the graph.
-    void retain_inputs(Indexes indexes) { retained_input_indexes_ = std::move(indexes); }
-    void retain_outputs(Indexes indexes) { retained_output_indexes_ = std::move(indexes); }
+    void retain_inputs(IndexList indexes) { retained_inputs_.assign(indexes); }
+    void retain_outputs(IndexList indexes) { retained_outputs_.assign(indexes); }
     // A retained input or output (by its index among the inputs / outputs) as a
     // Variable connected to the graph, so backward can differentiate through it.
     // Throws ValueError when it was not retained.
@@ -85,15 +104,35 @@ protected:
     Dtype input_dtype(int index) const { return inputs_.at(static_cast<size_t>(index))->dtype(); }
 
 private:
+    // Note [Retained index sets]: the indexes given to retain_inputs / retain_outputs, as a
+    // bit mask for 0..63 (every function in practice: no allocation per node) and a list
+    // for any other (out-of-range ones are reported when the node is linked).
+    class IndexSet {
+    public:
+        void assign(const IndexList& indexes);
+        bool contains(int index) const;
+        bool empty() const { return low_ == 0 && other_.empty(); }
+        // Calls f(index) for each index: the masked ones ascending, then the others.
+        template <class F>
+        void for_each(F&& f) const {
+            for (uint64_t bits = low_; bits != 0; bits &= bits - 1) f(__builtin_ctzll(bits));
+            for (int i : other_) f(i);
+        }
+
+    private:
+        uint64_t low_ = 0;
+        std::vector<int> other_;
+    };
+
+    std::vector<Variable> apply_to(const Variable* inputs, size_t n_inputs);
     void check_forward_outputs(const std::vector<Array>& outputs) const;
-    void link(const std::vector<Variable>& inputs, const std::vector<Variable>& outputs,
-              const std::vector<Array>& out_arrays);
+    void link(const Variable* inputs, size_t n_inputs, const std::vector<Variable>& outputs);
 
     std::vector<std::shared_ptr<VariableNode>> inputs_;
     std::vector<std::weak_ptr<VariableNode>> outputs_;
-    Indexes retained_input_indexes_;
-    Indexes retained_output_indexes_;
-    std::vector<Array> retained_output_data_;  // parallel to retained_output_indexes_
+    IndexSet retained_inputs_;
+    IndexSet retained_outputs_;
+    std::vector<Array> retained_output_data_;  // by output index once linked, when outputs are retained
     int64_t rank_ = 0;
     bool applied_ = false;
 };

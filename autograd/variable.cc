@@ -109,6 +109,23 @@ Variable VariableNode::get_variable(const Array& fallback) {
 
 // --- Variable ---
 
+// Note [Lazy variable nodes]: an output of a function that recorded no graph (backprop
+// off, or no input requiring grad: every op inside a backward that is not recorded, and
+// all of inference) is a Variable whose VariableNode would only carry its metadata. It
+// gets none at first: VariableData::node stays null and VariableData::requires_grad holds
+// the flag, and node() makes the node when someone asks for it (a later function using
+// the variable in a graph, the Python `node` attribute, retain_data, set_name). The
+// accessors that only read the node (requires_grad, name, creator, rank) answer without
+// making it. This saves an allocation and its reference-count updates per unrecorded output.
+// Making the node mutates the shared VariableData, like set_grad: two threads must not
+// use one Variable at once (as before).
+Variable Variable::without_node(Array array, bool requires_grad) {
+    Variable v(std::make_shared<VariableData>());
+    v.data_->array = std::move(array);
+    v.data_->requires_grad = requires_grad;
+    return v;
+}
+
 Variable::Variable(Array array, bool requires_grad, std::string name) : data_{std::make_shared<VariableData>()} {
     RENSA_CHECK(array.defined(), ValueError, "Variable: the array is undefined");
     data_->node = std::make_shared<VariableNode>(array, requires_grad, std::move(name));
@@ -132,7 +149,7 @@ const Array& Variable::array() const { return data().array; }
 
 void Variable::set_array(Array array) const {
     RENSA_CHECK(array.defined(), ValueError, "Variable.array: the array is undefined");
-    data().node->update_data_info(array);
+    if (const std::shared_ptr<VariableNode>& node = data().node) node->update_data_info(array);
     data_->array = std::move(array);
 }
 
@@ -152,7 +169,7 @@ void Variable::set_grad_var(const Variable& grad) const {
 
 void Variable::cleargrad() const { data().grad = Variable{}; }
 
-void Variable::retain_data() const { node()->retained_data_ = array(); }
+void Variable::retain_data() const { node()->retained_data_ = array(); }  // makes the node when lazy
 
 void Variable::zerograd() const { data().grad = Variable(ops::zeros_like(array()), false); }
 
@@ -172,14 +189,42 @@ void Variable::set_grad_destination(const Array& destination) const {
 
 const Array& Variable::grad_destination() const { return data().grad_destination; }
 
-bool Variable::requires_grad() const { return data().node->requires_grad(); }
-const std::string& Variable::name() const { return data().node->name(); }
-void Variable::set_name(std::string name) const { data().node->name_ = std::move(name); }
-const std::shared_ptr<VariableNode>& Variable::node() const { return data().node; }
-const std::shared_ptr<FunctionNode>& Variable::creator() const { return data().node->creator(); }
-int64_t Variable::rank() const { return data().node->rank(); }
+bool Variable::requires_grad() const {
+    const VariableData& d = data();
+    return d.node ? d.node->requires_grad() : d.requires_grad;
+}
 
-void Variable::unchain() const { data().node->set_creator(nullptr); }
+const std::string& Variable::name() const {
+    static const std::string kNoName;
+    const VariableData& d = data();
+    return d.node ? d.node->name() : kNoName;
+}
+
+void Variable::set_name(std::string name) const { node()->name_ = std::move(name); }
+
+const std::shared_ptr<VariableNode>& Variable::node() const {
+    VariableData& d = data();
+    if (!d.node) [[unlikely]] {  // See Note [Lazy variable nodes]
+        d.node = std::make_shared<VariableNode>(d.array, d.requires_grad, std::string{});
+        d.node->variable_ = data_;
+    }
+    return d.node;
+}
+
+const std::shared_ptr<FunctionNode>& Variable::creator() const {
+    static const std::shared_ptr<FunctionNode> kNone;
+    const VariableData& d = data();
+    return d.node ? d.node->creator() : kNone;
+}
+
+int64_t Variable::rank() const {
+    const VariableData& d = data();
+    return d.node ? d.node->rank() : 0;
+}
+
+void Variable::unchain() const {
+    if (const std::shared_ptr<VariableNode>& node = data().node) node->set_creator(nullptr);
+}
 
 void Variable::unchain_backward() const {
     std::vector<std::shared_ptr<FunctionNode>> stack;

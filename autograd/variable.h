@@ -111,8 +111,12 @@ public:
 
 private:
     friend class VariableNode;
+    friend class FunctionNode;
     friend class detail::BackpropEngine;
     explicit Variable(std::shared_ptr<VariableData> data) : data_{std::move(data)} {}
+    // An output of a function that recorded no graph: its node is made when first asked
+    // for. See Note [Lazy variable nodes] in variable.cc.
+    static Variable without_node(Array array, bool requires_grad);
     VariableData& data() const;
 
     std::shared_ptr<VariableData> data_;
@@ -148,11 +152,16 @@ public:
 private:
     friend class Variable;
     friend class FunctionNode;
+    friend class detail::BackpropEngine;
     void set_creator(std::shared_ptr<FunctionNode> creator);
     void update_data_info(const Array& array);
 
     std::weak_ptr<VariableData> variable_;
     std::shared_ptr<FunctionNode> creator_;
+    // The grad accumulated for this node by the backprop engine `grad_owner_` while it runs.
+    // See Note [Gradient slots] in backward.cc.
+    mutable Variable grad_in_flight_;
+    mutable const void* grad_owner_ = nullptr;
     int64_t rank_ = 0;
     Shape shape_;
     Dtype dtype_;
@@ -166,7 +175,10 @@ private:
 struct VariableData {
     Array array;
     Variable grad;  // undefined when there is none
+    // Null until needed for an output of a function that recorded no graph (Note [Lazy
+    // variable nodes] in variable.cc); `requires_grad` is its flag until then.
     std::shared_ptr<VariableNode> node;
+    bool requires_grad = true;
     std::optional<double> loss_scale{};
     Array grad_destination;  // undefined unless set_grad_destination
 };

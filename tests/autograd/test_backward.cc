@@ -123,6 +123,11 @@ TEST_CASE("backward: dropping the outputs frees the graph", "[autograd]") {
         CHECK(FunctionNode::live_count() - functions_before == 5);  // backward keeps a graph the user holds
     }
     CHECK(FunctionNode::live_count() == functions_before);
+    // x only: its grad comes out of an unrecorded function and so has no node until one is
+    // asked for (Note [Lazy variable nodes] in autograd/variable.cc).
+    CHECK(VariableNode::live_count() - nodes_before == 1);
+    REQUIRE(x.grad_var().defined());
+    CHECK(x.grad_var().node() != nullptr);
     CHECK(VariableNode::live_count() - nodes_before == 2);  // x and its grad
 }
 
