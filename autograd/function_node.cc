@@ -3,12 +3,12 @@
 #include <cxxabi.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <typeinfo>
 
 #include "autograd/backprop_engine.h"
 #include "autograd/function_hook.h"
+#include "autograd/live_count.h"
 #include "autograd/modes.h"
 #include "core/error.h"
 #include "core/ops/elementwise.h"
@@ -17,8 +17,6 @@
 namespace rensa {
 
 namespace {
-std::atomic<int64_t> g_live_function_nodes{0};
-
 // "rensa::(anonymous namespace)::Mul" -> "Mul".
 std::string demangled_class_name(const std::type_info& type) {
     int status = 0;
@@ -40,10 +38,10 @@ void check_finite(const Array& a, const FunctionNode& function, const char* phas
 }
 }  // namespace detail
 
-FunctionNode::FunctionNode() { g_live_function_nodes.fetch_add(1, std::memory_order_relaxed); }
-FunctionNode::~FunctionNode() { g_live_function_nodes.fetch_sub(1, std::memory_order_relaxed); }
+FunctionNode::FunctionNode() { detail::add_live(detail::LiveKind::kFunction, 1); }
+FunctionNode::~FunctionNode() { detail::add_live(detail::LiveKind::kFunction, -1); }
 
-int64_t FunctionNode::live_count() { return g_live_function_nodes.load(std::memory_order_relaxed); }
+int64_t FunctionNode::live_count() { return detail::live_total(detail::LiveKind::kFunction); }
 
 std::string FunctionNode::label() const { return demangled_class_name(typeid(*this)); }
 
@@ -132,11 +130,11 @@ void FunctionNode::link(const Variable* inputs, size_t n_inputs, const std::vect
         });
     }
     outputs_.reserve(outputs.size());
-    const std::shared_ptr<FunctionNode> self = shared_from_this();
-    for (const Variable& y : outputs) {
-        const std::shared_ptr<VariableNode>& node = y.node();
-        node->set_creator(self);
+    std::shared_ptr<FunctionNode> self = shared_from_this();
+    for (size_t k = 0; k < outputs.size(); ++k) {  // the last output takes `self` (no count update)
+        const std::shared_ptr<VariableNode>& node = outputs[k].node();
         outputs_.emplace_back(node);
+        node->set_creator(k + 1 == outputs.size() ? std::move(self) : self);
     }
 }
 

@@ -1,12 +1,12 @@
 #include "autograd/variable.h"
 
-#include <atomic>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "autograd/backprop_engine.h"
 #include "autograd/function_node.h"
+#include "autograd/live_count.h"
 #include "core/error.h"
 #include "core/ops/creation.h"
 
@@ -50,8 +50,6 @@ void release_function(std::shared_ptr<FunctionNode>&& function) {
 }  // namespace detail
 
 namespace {
-std::atomic<int64_t> g_live_variable_nodes{0};
-
 void check_grad_matches(const Array& array, const Array& grad, const char* what = "Variable.grad: a gradient") {
     RENSA_CHECK(grad.shape() == array.shape(), DimensionError, what, " of shape ", grad.shape(),
                 " does not match the variable's shape ", array.shape());
@@ -68,15 +66,15 @@ VariableNode::VariableNode(const Array& array, bool requires_grad, std::string n
       device_{array.device()},
       requires_grad_{requires_grad},
       name_{std::move(name)} {
-    g_live_variable_nodes.fetch_add(1, std::memory_order_relaxed);
+    detail::add_live(detail::LiveKind::kVariable, 1);
 }
 
 VariableNode::~VariableNode() {
     detail::release_function(std::move(creator_));  // See Note [Iterative graph release]
-    g_live_variable_nodes.fetch_sub(1, std::memory_order_relaxed);
+    detail::add_live(detail::LiveKind::kVariable, -1);
 }
 
-int64_t VariableNode::live_count() { return g_live_variable_nodes.load(std::memory_order_relaxed); }
+int64_t VariableNode::live_count() { return detail::live_total(detail::LiveKind::kVariable); }
 
 void VariableNode::set_creator(std::shared_ptr<FunctionNode> creator) {
     rank_ = creator ? creator->rank() + 1 : 0;
