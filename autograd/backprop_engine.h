@@ -70,7 +70,8 @@ private:
     void schedule(const std::shared_ptr<FunctionNode>& function);
     void accumulate(const std::shared_ptr<VariableNode>& node, const Variable& grad);
     Variable pop_grad(const std::shared_ptr<VariableNode>& node);
-    std::vector<Variable> pop_output_grads(const FunctionNode& function);
+    // Fills grad_outputs_ with the grads of `function`'s outputs, removing them from the table.
+    void pop_output_grads(const FunctionNode& function);
     void process(const std::shared_ptr<FunctionNode>& function);
     void release_leaf_slots(const FunctionNode& function);
     void complete_leaf(const VariableNode* leaf);
@@ -91,6 +92,9 @@ private:
     // Leaf hooks only: the unprocessed consumer slots of each leaf still waiting.
     std::unordered_map<const VariableNode*, int64_t> pending_slots_;
     uint64_t next_order_ = 0;
+    // process()'s buffers, reused from node to node (emptied after each).
+    std::vector<Variable> grad_outputs_;
+    std::vector<int> targets_;
 };
 
 // Some variable got a grad destination: backward() starts looking for them (until then it

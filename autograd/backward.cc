@@ -187,8 +187,9 @@ Variable BackpropEngine::pop_grad(const std::shared_ptr<VariableNode>& node) {
 
 Variable BackpropEngine::take_grad(const VariableNode* node) { return take_entry(*node); }
 
-std::vector<Variable> BackpropEngine::pop_output_grads(const FunctionNode& function) {
-    std::vector<Variable> grads(function.outputs().size());
+void BackpropEngine::pop_output_grads(const FunctionNode& function) {
+    std::vector<Variable>& grads = grad_outputs_;
+    grads.resize(function.outputs().size());
     for (size_t i = 0; i < grads.size(); ++i) {
         const std::shared_ptr<VariableNode> y = function.outputs()[i].lock();
         if (!y || y->creator().get() != &function) continue;  // dropped, or unchained
@@ -203,7 +204,6 @@ std::vector<Variable> BackpropEngine::pop_output_grads(const FunctionNode& funct
             }
         }
     }
-    return grads;
 }
 
 std::vector<Variable> BackpropEngine::call_backward(FunctionNode& function, const std::vector<int>& targets,
@@ -236,8 +236,16 @@ std::vector<Variable> BackpropEngine::call_backward(FunctionNode& function, cons
 }
 
 void BackpropEngine::process(const std::shared_ptr<FunctionNode>& function) {
-    const std::vector<Variable> grad_outputs = pop_output_grads(*function);
-    std::vector<int> targets;
+    struct Clear {  // the buffers let go of the grads when the node is done
+        BackpropEngine& engine;
+        ~Clear() {
+            engine.grad_outputs_.clear();
+            engine.targets_.clear();
+        }
+    } clear{*this};
+    pop_output_grads(*function);
+    const std::vector<Variable>& grad_outputs = grad_outputs_;
+    std::vector<int>& targets = targets_;
     const auto& inputs = function->inputs();
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (needs_grad(*inputs[i])) targets.push_back(static_cast<int>(i));
