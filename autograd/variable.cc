@@ -126,6 +126,7 @@ Variable Variable::without_node(Array array, bool requires_grad) {
 
 Variable::Variable(Array array, bool requires_grad, std::string name) : data_{std::make_shared<VariableData>()} {
     RENSA_CHECK(array.defined(), ValueError, "Variable: the array is undefined");
+    data_->requires_grad = requires_grad;
     data_->node = std::make_shared<VariableNode>(array, requires_grad, std::move(name));
     data_->node->variable_ = data_;
     data_->array = std::move(array);
@@ -133,6 +134,7 @@ Variable::Variable(Array array, bool requires_grad, std::string name) : data_{st
 
 Variable Variable::without_array(bool requires_grad, std::string name) {
     Variable v(std::make_shared<VariableData>());
+    v.data_->requires_grad = requires_grad;
     v.data_->node = std::make_shared<VariableNode>(Array{}, requires_grad, std::move(name));
     v.data_->node->variable_ = v.data_;
     return v;

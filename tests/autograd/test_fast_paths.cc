@@ -1,11 +1,12 @@
 // The cheap paths of autograd (issue 24): outputs of unrecorded functions without a node
 // until one is asked for, retained index sets, and the engine's gradient slots (nested
-// runs, runs that throw, functions of several outputs).
+// runs, runs that throw, functions of several outputs) and the per-thread live counts.
 
 #include <catch2/catch.hpp>
 
 #include <memory>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "autograd/autograd.h"
@@ -184,4 +185,19 @@ TEST_CASE("fast paths: a backward that throws leaves no gradient behind in the g
     CHECK_FALSE(x.grad().defined());
     y.backward();  // h and y held grads of the failed run: none may leak into this one
     CHECK(x.grad().item<double>() == Approx(15.0));
+}
+
+TEST_CASE("fast paths: live node counts add up across threads", "[autograd]") {
+    const int64_t functions_before = FunctionNode::live_count();
+    const int64_t nodes_before = VariableNode::live_count();
+    Variable y;
+    std::thread([&y] {
+        const Variable x = scalar(2.0);
+        y = x * 3.0;
+    }).join();  // made on a thread that has ended
+    CHECK(FunctionNode::live_count() - functions_before == 1);
+    CHECK(VariableNode::live_count() - nodes_before == 2);  // x's and y's
+    y = Variable();                                         // freed on this thread
+    CHECK(FunctionNode::live_count() == functions_before);
+    CHECK(VariableNode::live_count() == nodes_before);
 }
