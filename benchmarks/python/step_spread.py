@@ -39,21 +39,8 @@ def counters():
 def rensa_step(batch):
     import numpy as np
     import rensa
-    import rensa.functions as F
-    import rensa.links as L
-
-    class MLP(rensa.Chain):
-        def __init__(self):
-            super().__init__()
-            with self.init_scope():
-                self.l1 = L.Linear(784, 1000)
-                self.l2 = L.Linear(1000, 1000)
-                self.l3 = L.Linear(1000, 10)
-
-        def forward(self, x):
-            return self.l3(F.relu(self.l2(F.relu(self.l1(x)))))
-
-    model = L.Classifier(MLP())
+    from run import rensa_mlp  # benchmarks/python/run.py's MLP, the same model
+    model = rensa_mlp()
     optimizer = rensa.optimizers.Adam()
     optimizer.setup(model)
     x = np.random.rand(batch, 784).astype(np.float32)

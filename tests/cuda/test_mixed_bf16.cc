@@ -18,24 +18,10 @@
 #include "optimizers/sgd.h"
 #include "serializers/serializer.h"
 #include "tests/cuda/cuda_testing.h"
+#include "tests/testing/mixed_bf16.h"
 
 namespace rensa::testing {
 namespace {
-
-struct MixedBF16Scope {
-    ConfigScope<Dtype> dtype{&Config::dtype, Dtype::kBFloat16};
-    ConfigScope<bool> mixed{&Config::mixed16, true};
-};
-
-// Records what a save stores.
-class Recorder final : public serializers::SerializerBackend {
-public:
-    bool is_loading() const override { return false; }
-    void save(const std::string& key, const Array& value) override { saved[key] = value.copy(); }
-    std::optional<Array> load(const std::string&, Dtype, const std::optional<Shape>&) override { return std::nullopt; }
-    void defer(std::function<void()> assign) override { assign(); }
-    std::map<std::string, Array> saved;
-};
 
 // One SGD step of a mixed_bf16 Linear(8, 3) on `device`: W and its float32 master (as the
 // rule saves it), both on the host.
@@ -51,7 +37,7 @@ std::pair<Array, Array> one_step(Device device) {
     F::mean_squared_error(link->forward(Variable(x, false)), Variable(t, false)).backward();
     optimizer.update();
     CHECK(link->W.dtype() == Dtype::kBFloat16);
-    auto recorder = std::make_shared<Recorder>();
+    auto recorder = std::make_shared<SaveRecorder>();
     link->W.update_rule()->serialize(serializers::Serializer{recorder});
     REQUIRE(recorder->saved.count("fp32_param") == 1);
     const Array master = recorder->saved.at("fp32_param");

@@ -23,6 +23,7 @@
 #include "optimizers/adam.h"
 #include "optimizers/sgd.h"
 #include "serializers/npz.h"
+#include "tests/testing/mixed_bf16.h"
 #include "tests/testing/testing.h"
 
 using namespace rensa;
@@ -30,31 +31,16 @@ using namespace rensa::testing;
 
 namespace {
 
-struct MixedBF16Scope {
-    ConfigScope<Dtype> dtype{&Config::dtype, Dtype::kBFloat16};
-    ConfigScope<bool> mixed{&Config::mixed16, true};
-};
-
 optimizers::UpdateRule& rule_of(const links::Parameter& param) {
     auto* rule = dynamic_cast<optimizers::UpdateRule*>(param.update_rule());
     REQUIRE(rule != nullptr);
     return *rule;
 }
 
-// Records what a save stores (the rule's keys under "/").
-class Recorder final : public serializers::SerializerBackend {
-public:
-    bool is_loading() const override { return false; }
-    void save(const std::string& key, const Array& value) override { saved[key] = value.copy(); }
-    std::optional<Array> load(const std::string&, Dtype, const std::optional<Shape>&) override { return std::nullopt; }
-    void defer(std::function<void()> assign) override { assign(); }
-    std::map<std::string, Array> saved;
-};
-
 // The rule's float32 master as its serialization stores it ("fp32_param"), undefined when
 // it stores none.
 Array master_of(const links::Parameter& param) {
-    auto recorder = std::make_shared<Recorder>();
+    auto recorder = std::make_shared<SaveRecorder>();
     rule_of(param).serialize(serializers::Serializer{recorder});
     const auto it = recorder->saved.find("fp32_param");
     return it == recorder->saved.end() ? Array() : it->second;
