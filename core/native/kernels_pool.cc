@@ -154,6 +154,28 @@ void max_row_2x2_avx512(const float* r0, const float* r1, int64_t ow, int64_t w,
             _mm512_add_epi64(b64, _mm512_maskz_cvtepi32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xFF, at, 1))));
     }
 }
+
+// Note [bfloat16 2x2 max pooling]: a bfloat16 row pair goes through the float row above:
+// widened exactly (a bfloat16 is the high half of a float), and the maxima narrowed back by
+// taking the high half, exact too since each is one of the inputs (a NaN stays a NaN).
+// Both passes vectorise; the generic loop, which rounds each result back from float, did
+// not, and took 29% of a mixed_bf16 ConvNet step (perf, 1 thread).
+void max_row_2x2_avx512(const BFloat16* r0, const BFloat16* r1, int64_t ow, int64_t w, int64_t base, BFloat16* y,
+                        int64_t* indices) {
+    thread_local std::vector<uint32_t> buffer;
+    const int64_t n = 2 * ow;
+    buffer.resize(static_cast<size_t>(2 * n + ow));
+    uint32_t* const f0 = buffer.data();
+    uint32_t* const f1 = f0 + n;
+    uint32_t* const out = f1 + n;
+    for (int64_t i = 0; i < n; ++i) {
+        f0[i] = static_cast<uint32_t>(r0[i].bits) << 16;
+        f1[i] = static_cast<uint32_t>(r1[i].bits) << 16;
+    }
+    max_row_2x2_avx512(reinterpret_cast<const float*>(f0), reinterpret_cast<const float*>(f1), ow, w, base,
+                       reinterpret_cast<float*>(out), indices);
+    for (int64_t i = 0; i < ow; ++i) y[i] = BFloat16(static_cast<uint16_t>(out[i] >> 16), FromBits{});
+}
 #endif
 
 // 2x2 windows with stride 2 and no padding on a contiguous 2-D plane whose windows all
@@ -166,7 +188,7 @@ void max_plane_2x2(const T* x, const Geometry& g, T* y, int64_t* indices) {
         const T* r0 = x + 2 * oy * w;
         const T* r1 = r0 + w;
 #if defined(__AVX512F__)
-        if constexpr (std::is_same_v<T, float>) {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
             if (g.in_plane < (int64_t{1} << 30)) {
                 max_row_2x2_avx512(r0, r1, ow, w, 2 * oy * w, y + oy * ow, indices ? indices + oy * ow : nullptr);
                 continue;

@@ -142,11 +142,14 @@ TEST_CASE("ops::max_pool: empty windows give -inf and index -1, NaN propagates",
     check_allclose(ops::average_pool(x, {{2}, {3}, {1}, true}, true), {1, 3.5, 0}, {1, 1, 3}, {0, 0});
 
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (const Shape& k : {Shape{2, 2}, Shape{2, 3}}) {
-        const Array xn = make_array({1, nan, 5, 2, 3, 4, 0, 1, 2, 3, 4, 5}, {1, 1, 2, 6}, Dtype::kFloat32);
-        const Array y = ops::max_pool(xn, {k, {2, 2}, {0, 0}, false}).y;
-        CHECK(std::isnan(y.to_vector<double>()[0]));
-        CHECK_FALSE(std::isnan(y.to_vector<double>()[1]));
+    for (const Dtype dtype : {Dtype::kFloat32, Dtype::kBFloat16}) {  // bfloat16: Note [bfloat16 2x2 max pooling]
+        for (const Shape& k : {Shape{2, 2}, Shape{2, 3}}) {
+            INFO(dtype_name(dtype) << " ksize " << k);
+            const Array xn = make_array({1, nan, 5, 2, 3, 4, 0, 1, 2, 3, 4, 5}, {1, 1, 2, 6}, dtype);
+            const Array y = ops::max_pool(xn, {k, {2, 2}, {0, 0}, false}).y;
+            CHECK(std::isnan(y.to_vector<double>()[0]));
+            CHECK_FALSE(std::isnan(y.to_vector<double>()[1]));
+        }
     }
 }
 
