@@ -2,6 +2,7 @@
 // core/native/native_allocator.cc): statistics, emptying, the limit.
 #include "core/backend.h"
 #include "core/native/native_allocator.h"
+#include "python/src/convert/allocator_stats.h"
 #include "python/src/core/core.h"
 
 namespace rensa::python {
@@ -15,13 +16,7 @@ native::NativeAllocator& native_allocator() {
 
 py::dict native_memory_stats() {
     native::NativeAllocator& allocator = native_allocator();
-    const AllocatorStats stats = allocator.stats();
-    py::dict out;
-    out["allocated_bytes"] = stats.allocated_bytes;
-    out["cached_bytes"] = stats.cached_bytes;
-    out["peak_allocated_bytes"] = stats.peak_allocated_bytes;
-    out["num_allocs"] = stats.num_allocs;
-    out["num_cache_hits"] = stats.num_cache_hits;
+    py::dict out = allocator_stats_dict(allocator.stats());
     out["cache_limit"] = allocator.cache_limit();
     return out;
 }

@@ -8,18 +8,13 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/handles.h"
 #include "cuda/pinned.h"
+#include "python/src/convert/allocator_stats.h"
 
 namespace rensa::python {
 namespace {
 
 py::dict memory_stats(int device) {
-    const AllocatorStats stats = cuda::caching_allocator(device).stats();
-    py::dict out;
-    out["allocated_bytes"] = stats.allocated_bytes;
-    out["cached_bytes"] = stats.cached_bytes;
-    out["peak_allocated_bytes"] = stats.peak_allocated_bytes;
-    out["num_allocs"] = stats.num_allocs;
-    out["num_cache_hits"] = stats.num_cache_hits;
+    py::dict out = allocator_stats_dict(cuda::caching_allocator(device).stats());
     out["pinned_bytes_in_use"] = cuda::pinned_bytes_in_use();
     out["pinned_bytes_cached"] = cuda::pinned_bytes_cached();
     return out;
