@@ -84,8 +84,23 @@ bool is_number(py::handle v) { return PyFloat_Check(v.ptr()) || PyLong_Check(v.p
 }  // namespace
 
 void bind_array_indexing(py::module_& f, py::module_& m) {
-    f.def("get_item", &get_item, py::arg("x"), py::arg("slices"));
-    f.def("select_item", &F::select_item, py::arg("x"), py::arg("t"));
+    f.def("get_item", &get_item, py::arg("x"), py::arg("slices"),
+          R"doc(Extracts elements from a variable, as numpy's ``x[slices]`` (also ``Variable.__getitem__``).
+
+Integers, slices with any step, None (a new axis) and Ellipsis give views; integer arrays gather
+(numpy's advanced indexing, any number of them) and boolean arrays select by mask.
+
+:param x: Input variable.
+:param slices: An index term or a tuple of them. A bool scalar index is not supported.
+:returns: The indexed variable. ``IndexError`` names an out-of-range index, its position and the
+    axis.)doc");
+    f.def("select_item", &F::select_item, py::arg("x"), py::arg("t"),
+          R"doc(Selects elements stored in given indices: ``y[i] = x[i, t[i]]``.
+
+:param x: Variable of shape ``(B, N)``.
+:param t: Integer variable of shape ``(B,)``, values in ``[-N, N)`` (``IndexError`` names a label
+    outside).
+:returns: A variable of shape ``(B,)``.)doc");
     f.def(
         "where",
         [](const Variable& condition, py::handle x, py::handle y) {
@@ -96,7 +111,13 @@ void bind_array_indexing(py::module_& f, py::module_& m) {
             const Variable xv = to_variable(x);
             return F::where(condition, xv, where_operand(y, &xv));
         },
-        py::arg("condition"), py::arg("x"), py::arg("y"));
+        py::arg("condition"), py::arg("x"), py::arg("y"),
+        R"doc(Chooses elements depending on a condition: ``condition ? x : y`` elementwise with broadcasting.
+
+:param condition: A boolean array or variable (never differentiated).
+:param x: Values where the condition holds; a Python number takes y's dtype.
+:param y: Values elsewhere; a Python number takes x's dtype.
+:returns: A variable of the broadcast shape, of the dtype x and y share.)doc");
     // The core helper registers Variable first; a development build without it has none.
     // Set as the one __getitem__ (no overload chain), replacing any earlier definition, so
     // that boolean masks and Variable indices reach this one.

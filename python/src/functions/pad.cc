@@ -74,6 +74,20 @@ Variable pad(const Variable& x, py::handle pad_width, const std::string& mode, c
 
 }  // namespace
 
-void bind_pad(py::module_& f) { f.def("pad", &pad, py::arg("x"), py::arg("pad_width"), py::arg("mode")); }
+void bind_pad(py::module_& f) {
+    f.def("pad", &pad, py::arg("x"), py::arg("pad_width"), py::arg("mode"),
+          R"doc(Pads an input variable, as ``numpy.pad`` in every mode numpy has.
+
+As in Chainer, the gradient is the interior slice of the output gradient whatever the mode.
+
+:param x: Input variable.
+:param pad_width: Widths ``(before, after)`` per axis, one pair for every axis, or one int.
+:param mode: ``'constant'``, ``'edge'``, ``'linear_ramp'``, ``'maximum'``, ``'mean'``, ``'median'``,
+    ``'minimum'``, ``'reflect'``, ``'symmetric'``, ``'wrap'`` or ``'empty'``.
+:param keywords: numpy.pad's keyword arguments ``constant_values``, ``end_values``, ``stat_length``
+    and ``reflect_type``, each a scalar, a pair or a pair per axis. A keyword the mode does not take
+    raises ``ValueError``, as in numpy.
+:returns: The padded variable.)doc");
+}
 
 }  // namespace rensa::python::functions_bind
