@@ -57,38 +57,104 @@ py::object sparse_matmul(py::handle a, py::handle b, bool transa, bool transb) {
 }
 
 void bind_math_linalg(py::module_& f) {
-    f.def("det", &F::det, py::arg("a"));
-    f.def("batch_det", &F::batch_det, py::arg("a"));
-    f.def("inv", &F::inv, py::arg("a"));
-    f.def("batch_inv", &F::batch_inv, py::arg("a"));
-    f.def("cholesky", &F::cholesky, py::arg("a"));
-    f.def("cumprod", &F::cumprod, py::arg("x"), py::arg("axis") = py::none());
+    f.def("det", &F::det, py::arg("a"),
+          R"doc(Computes the determinant of a single square matrix.
+
+float16 is computed in float32. A singular matrix gives exactly 0; its gradient raises
+``ValueError``.
+
+:param a: Matrix ``(n, n)`` of a floating-point dtype.
+:returns: A 0-d variable.)doc");
+    f.def("batch_det", &F::batch_det, py::arg("a"),
+          R"doc(Computes the determinant of a batch of square matrices.
+
+:param a: Matrices ``(B, n, n)`` of a floating-point dtype.
+:returns: A variable ``(B,)``.)doc");
+    f.def("inv", &F::inv, py::arg("a"),
+          R"doc(Computes the inverse of a square matrix.
+
+:param a: Matrix ``(n, n)`` of a floating-point dtype; a singular one raises ``ValueError``.
+:returns: The inverse, of a's shape.)doc");
+    f.def("batch_inv", &F::batch_inv, py::arg("a"),
+          R"doc(Computes the inverse of a batch of square matrices.
+
+:param a: Matrices ``(B, n, n)`` of a floating-point dtype; a singular one raises ``ValueError``.
+:returns: The inverses, of a's shape.)doc");
+    f.def("cholesky", &F::cholesky, py::arg("a"),
+          R"doc(Cholesky decomposition: the lower-triangular ``L`` with ``a = L L^T``.
+
+:param a: Symmetric positive definite matrix ``(n, n)``, read from its lower triangle as numpy does
+    (``ValueError`` when not positive definite).
+:returns: The lower-triangular factor.)doc");
+    f.def("cumprod", &F::cumprod, py::arg("x"), py::arg("axis") = py::none(),
+          R"doc(Cumulative (inclusive prefix) product of the elements along an axis.
+
+The gradient is exact also where ``x`` has zeros, as in Chainer.
+
+:param x: Input variable of a floating-point dtype.
+:param axis: The axis; None multiplies over the flattened ``x`` (a 1-D result).
+:returns: A variable of x's dtype.)doc");
     f.def(
         "fft",
         [](py::handle x) {
             const auto [real, imag] = F::fft(to_complex_pair(x, "fft"));
             return py::make_tuple(real, imag);
         },
-        py::arg("x"));
+        py::arg("x"),
+        R"doc(Fast Fourier transform along the last axis.
+
+:param x: A tuple ``(real, imag)`` of variables of one floating-point dtype and shape, ``ndim > 0``.
+:returns: A tuple ``(real, imag)``.)doc");
     f.def(
         "ifft",
         [](py::handle x) {
             const auto [real, imag] = F::ifft(to_complex_pair(x, "ifft"));
             return py::make_tuple(real, imag);
         },
-        py::arg("x"));
+        py::arg("x"),
+        R"doc(Inverse fast Fourier transform along the last axis (divided by the length).
+
+:param x: A tuple ``(real, imag)`` of variables of one floating-point dtype and shape, ``ndim > 0``.
+:returns: A tuple ``(real, imag)``.)doc");
     f.def("sparse_matmul", &sparse_matmul, py::arg("a"), py::arg("b"), py::arg("transa") = false,
-          py::arg("transb") = false);
+          py::arg("transb") = false,
+          R"doc(Matrix multiplication of a sparse matrix and a dense one: ``op(a) @ op(b)``.
+
+Exactly one operand is a ``rensa.utils.CooMatrix`` (Chainer's ``chainer.utils.CooMatrix``); the
+other is dense. Differentiable in the sparse data and the dense operand.
+
+:param a: ``(m, k)`` or a batch ``(B, m, k)``: sparse or dense.
+:param b: ``(k, n)`` or ``(B, k, n)``: the other kind.
+:param transa: Transpose ``a`` first.
+:param transb: Transpose ``b`` first.
+:returns: A dense variable.)doc");
 }
 
 void bind_array_views(py::module_& f) {
-    f.def("diagonal", &F::diagonal, py::arg("x"), py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1);
+    f.def("diagonal", &F::diagonal, py::arg("x"), py::arg("offset") = 0, py::arg("axis1") = 0, py::arg("axis2") = 1,
+          R"doc(Takes a diagonal of a variable, as ``x.diagonal(offset, axis1, axis2)`` in numpy (a view).
+
+:param x: Input variable of at least two dimensions.
+:param offset: Offset of the diagonal from the main one.
+:param axis1: The first axis of the 2-D sub-arrays.
+:param axis2: The second axis; it must differ from ``axis1``.
+:returns: The other axes in order, then the diagonal.)doc");
     f.def(
         "as_strided",
         [](const Variable& x, py::handle shape, py::handle strides, std::optional<int64_t> storage_offset) {
             return F::as_strided(x, to_shape(shape, "as_strided"), to_int64s(strides, "as_strided"), storage_offset);
         },
-        py::arg("x"), py::arg("shape"), py::arg("strides"), py::arg("storage_offset") = py::none());
+        py::arg("x"), py::arg("shape"), py::arg("strides"), py::arg("storage_offset") = py::none(),
+        R"doc(Creates a view of ``x``'s memory with the given shape and strides, as Chainer's ``as_strided``.
+
+The gradient sums ``gy`` over the view elements that read each position. ``ValueError`` when the
+view reads outside the memory.
+
+:param x: Input variable.
+:param shape: The shape of the view.
+:param strides: The strides of the view, in elements (not bytes).
+:param storage_offset: The offset of the view's first element, in elements; None keeps x's.
+:returns: The strided view.)doc");
     f.def(
         "im2col",
         [](const Variable& x, py::handle ksize, py::handle stride, py::handle pad, bool cover_all, py::handle dilate) {
@@ -96,11 +162,29 @@ void bind_array_views(py::module_& f) {
                              to_pair(dilate, "dilate"));
         },
         py::arg("x"), py::arg("ksize"), py::arg("stride") = 1, py::arg("pad") = 0, py::arg("cover_all") = false,
-        py::arg("dilate") = 1);
+        py::arg("dilate") = 1,
+        R"doc(Extracts patches from images: the ``(kh, kw)`` windows of ``x`` stacked along the channel axis.
+
+:param x: Input images ``(N, C, H, W)`` of a floating-point dtype.
+:param ksize: Size of the windows, an int or ``(kh, kw)``.
+:param stride: Stride, an int or a pair.
+:param pad: Zero padding width, an int or a pair.
+:param cover_all: Add a last partial window, as convolution's ``cover_all``.
+:param dilate: Dilation, an int or a pair.
+:returns: A variable ``(N, C * kh * kw, out_h, out_w)`` ordered ``(c, i, j)``.)doc");
     f.def(
         "scatter_add",
         [](const Variable& a, py::handle slices, const Variable& b) { return F::scatter_add(a, to_items(slices), b); },
-        py::arg("a"), py::arg("slices"), py::arg("b"));
+        py::arg("a"), py::arg("slices"), py::arg("b"),
+        R"doc(Adds given values to specified elements of an array: a copy of ``a`` with ``b`` added at
+``a[slices]``.
+
+Repeated indices add up (``numpy.add.at``).
+
+:param a: Input variable.
+:param slices: An index as :func:`get_item` takes it; a list of ints is one index array.
+:param b: Values of exactly ``a[slices]``'s shape and of a's dtype.
+:returns: The updated copy.)doc");
 }
 
 Array array_of(py::handle obj) {
