@@ -2,6 +2,8 @@
 // roi_average_pooling_2d, roi_max_align_2d, roi_average_align_2d) with Chainer's
 // signatures. outsize is an int or a pair; sampling_ratio None, an int or a pair whose
 // entries may be None (adaptive per roi).
+#include <tuple>
+
 #include "core/error.h"
 #include "python/src/functions/functions.h"
 
@@ -29,14 +31,81 @@ using RoiPool = Variable (*)(const Variable&, const Variable&, const Variable&, 
 using RoiAlign = Variable (*)(const Variable&, const Variable&, const Variable&, F::PoolingSize, double,
                               F::RoiSamplingRatio);
 
+// The docstrings of the functions the loops below bind.
+constexpr const char* kRoiMaxPoolingDoc =
+    R"doc(Spatial Region of Interest (ROI) max pooling function: the maximum over each rounded bin
+(-inf for an empty bin).
+
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
+:param rois: Regions ``(r, 4)``, rows ``(y_min, x_min, y_max, x_max)`` in x's scale before
+    ``spatial_scale``.
+:param roi_indices: int32 ``(r,)``: the batch index of each region, in ``[0, n)`` (``IndexError``
+    otherwise).
+:param outsize: The output's ``(outh, outw)``, or an int for both.
+:param spatial_scale: The factor from the region coordinates to x's pixels (positive).
+:returns: A variable of shape ``(r, c, outh, outw)``, differentiable once in x.)doc";
+
+constexpr const char* kRoiAveragePoolingDoc =
+    R"doc(Spatial Region of Interest (ROI) average pooling function: the mean over each rounded bin
+(0 for an empty bin).
+
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
+:param rois: Regions ``(r, 4)``, rows ``(y_min, x_min, y_max, x_max)`` in x's scale before
+    ``spatial_scale``.
+:param roi_indices: int32 ``(r,)``: the batch index of each region, in ``[0, n)`` (``IndexError``
+    otherwise).
+:param outsize: The output's ``(outh, outw)``, or an int for both.
+:param spatial_scale: The factor from the region coordinates to x's pixels (positive).
+:returns: A variable of shape ``(r, c, outh, outw)``, differentiable once in x.)doc";
+
+constexpr const char* kRoiMaxAlignDoc =
+    R"doc(Spatial Region of Interest (ROI) max align function: the maximum of bilinearly interpolated
+samples on a grid in each bin (RoIAlign).
+
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
+:param rois: Regions ``(r, 4)``, rows ``(y_min, x_min, y_max, x_max)`` in x's scale before
+    ``spatial_scale``.
+:param roi_indices: int32 ``(r,)``: the batch index of each region, in ``[0, n)`` (``IndexError``
+    otherwise).
+:param outsize: The output's ``(outh, outw)``, or an int for both.
+:param spatial_scale: The factor from the region coordinates to x's pixels (positive).
+:param sampling_ratio: Samples per bin along ``(h, w)``: an int, a pair, or None (an entry None
+    samples ``ceil(roi size / out size)`` per region).
+:returns: A variable of shape ``(r, c, outh, outw)``, differentiable once in x.)doc";
+
+constexpr const char* kRoiAverageAlignDoc =
+    R"doc(Spatial Region of Interest (ROI) average align function: the mean of bilinearly interpolated
+samples on a grid in each bin (RoIAlign).
+
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
+:param rois: Regions ``(r, 4)``, rows ``(y_min, x_min, y_max, x_max)`` in x's scale before
+    ``spatial_scale``.
+:param roi_indices: int32 ``(r,)``: the batch index of each region, in ``[0, n)`` (``IndexError``
+    otherwise).
+:param outsize: The output's ``(outh, outw)``, or an int for both.
+:param spatial_scale: The factor from the region coordinates to x's pixels (positive).
+:param sampling_ratio: Samples per bin along ``(h, w)``: an int, a pair, or None (an entry None
+    samples ``ceil(roi size / out size)`` per region).
+:returns: A variable of shape ``(r, c, outh, outw)``, differentiable once in x.)doc";
+
 }  // namespace
 
 void bind_roi(py::module_& f) {
     f.def("roi_pooling_2d", &F::roi_pooling_2d, py::arg("x"), py::arg("rois"), py::arg("outh"), py::arg("outw"),
-          py::arg("spatial_scale"), Release());
-    for (const auto& [name, fn] :
-         {std::pair<const char*, RoiPool>{"roi_max_pooling_2d", &F::roi_max_pooling_2d},
-          std::pair<const char*, RoiPool>{"roi_average_pooling_2d", &F::roi_average_pooling_2d}}) {
+          py::arg("spatial_scale"), Release(),
+          R"doc(Spatial Region of Interest (ROI) pooling function (Chainer's older form): the maximum of each bin.
+
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
+:param rois: Regions ``(r, 5)``, rows ``(batch_index, x_min, y_min, x_max, y_max)``.
+:param outh: Height of the output.
+:param outw: Width of the output.
+:param spatial_scale: The factor from the region coordinates to x's pixels (positive).
+:returns: A variable of shape ``(r, c, outh, outw)`` (0 for an empty bin), differentiable once in x.)doc");
+    for (const auto& [name, fn, doc] :
+         {std::tuple<const char*, RoiPool, const char*>{"roi_max_pooling_2d", &F::roi_max_pooling_2d,
+                                                        kRoiMaxPoolingDoc},
+          std::tuple<const char*, RoiPool, const char*>{"roi_average_pooling_2d", &F::roi_average_pooling_2d,
+                                                        kRoiAveragePoolingDoc}}) {
         f.def(
             name,
             [fn](const Variable& x, const Variable& rois, const Variable& roi_indices, const Ints& outsize,
@@ -45,11 +114,12 @@ void bind_roi(py::module_& f) {
                 py::gil_scoped_release release;
                 return fn(x, rois, roi_indices, size, spatial_scale);
             },
-            py::arg("x"), py::arg("rois"), py::arg("roi_indices"), py::arg("outsize"), py::arg("spatial_scale"));
+            py::arg("x"), py::arg("rois"), py::arg("roi_indices"), py::arg("outsize"), py::arg("spatial_scale"), doc);
     }
-    for (const auto& [name, fn] :
-         {std::pair<const char*, RoiAlign>{"roi_max_align_2d", &F::roi_max_align_2d},
-          std::pair<const char*, RoiAlign>{"roi_average_align_2d", &F::roi_average_align_2d}}) {
+    for (const auto& [name, fn, doc] :
+         {std::tuple<const char*, RoiAlign, const char*>{"roi_max_align_2d", &F::roi_max_align_2d, kRoiMaxAlignDoc},
+          std::tuple<const char*, RoiAlign, const char*>{"roi_average_align_2d", &F::roi_average_align_2d,
+                                                         kRoiAverageAlignDoc}}) {
         f.def(
             name,
             [fn](const Variable& x, const Variable& rois, const Variable& roi_indices, const Ints& outsize,
@@ -60,7 +130,7 @@ void bind_roi(py::module_& f) {
                 return fn(x, rois, roi_indices, size, spatial_scale, ratio);
             },
             py::arg("x"), py::arg("rois"), py::arg("roi_indices"), py::arg("outsize"), py::arg("spatial_scale"),
-            py::arg("sampling_ratio") = py::none());
+            py::arg("sampling_ratio") = py::none(), doc);
     }
 }
 
