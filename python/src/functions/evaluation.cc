@@ -22,18 +22,75 @@ void bind_evaluation(py::module_& f) {
         py::arg("multioutput") = "uniform_average",
         "Chainer's r2_score: 1 - SS_res / SS_tot per output column (axis 0 is the sample axis).\n\n"
         "multioutput 'uniform_average' (a 0-d result) or 'raw_values'. Not differentiable.");
-    f.def("accuracy", &F::accuracy, py::arg("y"), py::arg("t"), py::arg("ignore_label") = py::none(), Release());
-    f.def("binary_accuracy", &F::binary_accuracy, py::arg("y"), py::arg("t"), Release());
+    f.def("accuracy", &F::accuracy, py::arg("y"), py::arg("t"), py::arg("ignore_label") = py::none(), Release(),
+          R"doc(Computes multiclass classification accuracy of the minibatch: the fraction of
+``argmax(y, axis=1) == t``.
+
+Not differentiable: the result does not require grad.
+
+:param y: Scores of shape ``(N, C, ...)`` of a floating-point dtype.
+:param t: Integer labels of shape ``(N, ...)``.
+:param ignore_label: Positions whose label equals it are left out (the accuracy is 0 when all are).
+:returns: A 0-d variable of y's dtype.)doc");
+    f.def("binary_accuracy", &F::binary_accuracy, py::arg("y"), py::arg("t"), Release(),
+          R"doc(Computes binary classification accuracy of the minibatch: the fraction of ``(y >= 0) == t``.
+
+Not differentiable: the result does not require grad.
+
+:param y: Scores of a floating-point dtype.
+:param t: Integer labels of y's shape, in ``{-1, 0, 1}``; -1 is ignored.
+:returns: A 0-d variable of y's dtype.)doc");
     f.def("classification_summary", &F::classification_summary, py::arg("y"), py::arg("t"),
-          py::arg("label_num") = py::none(), py::arg("beta") = 1.0, py::arg("ignore_label") = -1, Release());
+          py::arg("label_num") = py::none(), py::arg("beta") = 1.0, py::arg("ignore_label") = -1, Release(),
+          R"doc(Calculates precision, recall, F-beta score and support per class.
+
+Not differentiable. ``0 / 0`` gives NaN, as in Chainer.
+
+:param y: Scores of shape ``(N, C, ...)`` of a floating-point dtype.
+:param t: Integer labels of shape ``(N, ...)``.
+:param label_num: The number of classes; None takes ``max(t) + 1``. Other labels outside
+    ``[0, label_num)`` raise ``ValueError``.
+:param beta: The beta of the F-beta score.
+:param ignore_label: Positions whose label equals it are left out.
+:returns: A tuple ``(precision, recall, fbeta_score, support)``: float64 variables of shape
+    ``(label_num,)`` and an int64 support.)doc");
     f.def("precision", &F::precision, py::arg("y"), py::arg("t"), py::arg("label_num") = py::none(),
-          py::arg("ignore_label") = -1, Release());
+          py::arg("ignore_label") = -1, Release(),
+          R"doc(Calculates the precision of each class, as :func:`classification_summary`.
+
+:param y: Scores of shape ``(N, C, ...)``.
+:param t: Integer labels of shape ``(N, ...)``.
+:param label_num: The number of classes; None takes ``max(t) + 1``.
+:param ignore_label: Positions whose label equals it are left out.
+:returns: A tuple ``(precision, support)``.)doc");
     f.def("recall", &F::recall, py::arg("y"), py::arg("t"), py::arg("label_num") = py::none(),
-          py::arg("ignore_label") = -1, Release());
+          py::arg("ignore_label") = -1, Release(),
+          R"doc(Calculates the recall of each class, as :func:`classification_summary`.
+
+:param y: Scores of shape ``(N, C, ...)``.
+:param t: Integer labels of shape ``(N, ...)``.
+:param label_num: The number of classes; None takes ``max(t) + 1``.
+:param ignore_label: Positions whose label equals it are left out.
+:returns: A tuple ``(recall, support)``.)doc");
     f.def("fbeta_score", &F::fbeta_score, py::arg("y"), py::arg("t"), py::arg("label_num") = py::none(),
-          py::arg("beta") = 1.0, py::arg("ignore_label") = -1, Release());
+          py::arg("beta") = 1.0, py::arg("ignore_label") = -1, Release(),
+          R"doc(Calculates the F-beta score of each class, as :func:`classification_summary`.
+
+:param y: Scores of shape ``(N, C, ...)``.
+:param t: Integer labels of shape ``(N, ...)``.
+:param label_num: The number of classes; None takes ``max(t) + 1``.
+:param beta: The weight of recall against precision.
+:param ignore_label: Positions whose label equals it are left out.
+:returns: A tuple ``(fbeta_score, support)``.)doc");
     f.def("f1_score", &F::f1_score, py::arg("y"), py::arg("t"), py::arg("label_num") = py::none(),
-          py::arg("ignore_label") = -1, Release());
+          py::arg("ignore_label") = -1, Release(),
+          R"doc(Calculates the F1 score of each class: :func:`fbeta_score` with ``beta=1``.
+
+:param y: Scores of shape ``(N, C, ...)``.
+:param t: Integer labels of shape ``(N, ...)``.
+:param label_num: The number of classes; None takes ``max(t) + 1``.
+:param ignore_label: Positions whose label equals it are left out.
+:returns: A tuple ``(f1_score, support)``.)doc");
 }
 
 }  // namespace rensa::python::functions_bind
