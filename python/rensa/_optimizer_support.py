@@ -43,6 +43,9 @@ class UpdateRuleState(collections.abc.MutableMapping):
 
 
 def _state(rule):
+    """The rule's state arrays by name (Chainer's ``UpdateRule.state``): a mutable mapping of numpy
+    views; an array assigned is aliased, so in-place edits reach the rule. Empty until the first
+    update (or a load)."""
     return UpdateRuleState(rule)
 
 
@@ -92,6 +95,17 @@ _loss_scaling = _opt.Optimizer.loss_scaling
 
 
 def _loss_scaling_recorded(self, interval=1000, scale=None):
+    """Configures loss scaling (Chainer's ``Optimizer.loss_scaling``).
+
+    The loss is multiplied by the scale before backward and the update rules divide it out.
+    With ``scale=None`` the scaling is dynamic (Chainer 7's rules): it starts at 1; a step whose
+    gradients hold Inf or NaN skips the parameter update and halves the scale; clean steps grow it
+    (``interval`` clean steps double it after the first overflow), within ``[1, 65504]``. A given
+    ``scale`` is static.
+
+    :param interval: The number of clean steps that double a dynamic scale.
+    :param scale: A static loss scale, or None for dynamic scaling.
+    """
     _loss_scaling(self, interval, scale)
     object.__setattr__(self, '_loss_scaling_is_dynamic', scale is None)
 
@@ -119,6 +133,8 @@ def _check_nan_in_grads(self):
 
 
 def _is_safe_to_update(self):
+    """False when :meth:`check_nan_in_grads` found Inf or NaN in a gradient under dynamic loss
+    scaling (Chainer's ``Optimizer.is_safe_to_update``)."""
     return not self.__dict__.get('_loss_scaling_isnan', False)
 
 
