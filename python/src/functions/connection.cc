@@ -239,7 +239,16 @@ void bind_connection(py::module_& f) {
         },
         py::arg("x"), py::arg("W"), py::arg("b") = py::none(), py::arg("stride") = 1, py::arg("pad") = 0,
         py::arg("dilate") = 1, py::arg("cover_all") = false, Release(),
-        "Chainer's dilated_convolution_2d: convolution_2d with a dilation.");
+        R"doc(Two-dimensional dilated convolution function: :func:`convolution_2d` with a dilation.
+
+:param x: Input ``(n, c_in, h, w)``.
+:param W: Filters ``(c_out, c_in, kh, kw)``, of x's floating-point dtype.
+:param b: Bias ``(c_out,)``, or None.
+:param stride: Stride, an int or ``(sy, sx)``.
+:param pad: Spatial padding width, an int or ``(ph, pw)``.
+:param dilate: Dilation factor, an int or ``(dy, dx)``.
+:param cover_all: Compute one more output where the last window is partial.
+:returns: A variable of shape ``(n, c_out, out_h, out_w)``.)doc");
     f.def("embed_id", &F::embed_id, py::arg("x"), py::arg("W"), py::arg("ignore_label") = py::none(), Release(),
           R"doc(Efficient linear function for one-hot input: the rows of ``W`` at the ids ``x``.
 

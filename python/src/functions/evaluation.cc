@@ -20,8 +20,17 @@ void bind_evaluation(py::module_& f) {
         },
         py::arg("pred"), py::arg("true"), py::arg("sample_weight") = py::none(),
         py::arg("multioutput") = "uniform_average",
-        "Chainer's r2_score: 1 - SS_res / SS_tot per output column (axis 0 is the sample axis).\n\n"
-        "multioutput 'uniform_average' (a 0-d result) or 'raw_values'. Not differentiable.");
+        R"doc(Computes the R^2 score (coefficient of determination) ``1 - SS_res / SS_tot`` per output column.
+
+Axis 0 is the sample axis; a column with ``SS_tot == 0`` scores 0. Computed in float64 and returned
+in pred's dtype. Not differentiable.
+
+:param pred: Predicted values, ``ndim >= 1``, of a floating-point dtype.
+:param true: Ground truth values, of pred's shape and dtype.
+:param sample_weight: Must be None (``NotImplementedError`` otherwise, as in Chainer).
+:param multioutput: ``'uniform_average'`` (the mean over the columns, 0-d) or ``'raw_values'``
+    (``pred.shape[1:]``).
+:returns: The score variable.)doc");
     f.def("accuracy", &F::accuracy, py::arg("y"), py::arg("t"), py::arg("ignore_label") = py::none(), Release(),
           R"doc(Computes multiclass classification accuracy of the minibatch: the fraction of
 ``argmax(y, axis=1) == t``.

@@ -116,9 +116,19 @@ Elementwise ``(ln_var + log(2 pi)) / 2 + (x - mean) ** 2 * exp(-ln_var) / 2``.
 
 void bind_loss(py::module_& f) {
     f.def("squared_error", &F::squared_error, py::arg("x0"), py::arg("x1"), Release(),
-          "Elementwise squared error (x0 - x1) ** 2 (Chainer's F.squared_error).");
+          R"doc(Squared error function: ``(x0 - x1) ** 2`` elementwise.
+
+:param x0: Input variable of a floating-point dtype.
+:param x1: Input variable of x0's shape and dtype.
+:returns: A variable of the inputs' shape. Double-differentiable.)doc");
     f.def("absolute_error", &F::absolute_error, py::arg("x0"), py::arg("x1"), Release(),
-          "Elementwise absolute error |x0 - x1| (Chainer's F.absolute_error).");
+          R"doc(Absolute error function: ``abs(x0 - x1)`` elementwise.
+
+The gradient is ``sign(x0 - x1)`` (0 where they are equal).
+
+:param x0: Input variable of a floating-point dtype.
+:param x1: Input variable of x0's shape and dtype.
+:returns: A variable of the inputs' shape.)doc");
     f.def("softmax_cross_entropy", &softmax_cross_entropy, py::arg("x"), py::arg("t"), py::arg("normalize") = true,
           py::arg("cache_score") = true, py::arg("class_weight") = py::none(), py::arg("ignore_label") = -1,
           py::arg("reduce") = "mean", py::arg("enable_double_backprop") = false,

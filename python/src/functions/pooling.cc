@@ -150,8 +150,13 @@ void bind_pooling(py::module_& f) {
             return F::spatial_pyramid_pooling_2d(x, pyramid_height, *pooling);
         },
         py::arg("x"), py::arg("pyramid_height"), py::arg("pooling") = py::none(), Release(),
-        "Chainer's spatial pyramid pooling: level l pools x into 2**l x 2**l bins.\n\n"
-        "Returns (n, c * sum_l 4**l, 1, 1), the levels concatenated along axis 1.");
+        R"doc(Spatial pyramid pooling function: level ``l`` pools x into ``2 ** l`` by ``2 ** l`` bins.
+
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
+:param pyramid_height: The number of pyramid levels (at least 1).
+:param pooling: ``'max'`` or ``'average'`` (must be given, as in Chainer 7; ``'average'`` is a rensa
+    extension).
+:returns: A variable ``(n, c * sum_l 4 ** l, 1, 1)``, the levels concatenated along axis 1.)doc");
     // Chainer's average_pooling_2d has no pad_value (its padding counts as zeros); the _nd ones do.
     f.def(
         "average_pooling_2d",
