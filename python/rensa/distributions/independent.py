@@ -28,10 +28,12 @@ class Independent(distribution.Distribution):
 
     @property
     def distribution(self):
+        """The base distribution whose batch dimensions are reinterpreted."""
         return self.__distribution
 
     @property
     def reinterpreted_batch_ndims(self):
+        """How many of the base distribution's rightmost batch dimensions are event dimensions here."""
         return self.__ndims
 
     @property

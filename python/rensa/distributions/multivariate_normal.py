@@ -65,6 +65,7 @@ class MultivariateNormal(distribution.Distribution):
 
     @property
     def d(self):
+        """The event dimension ``d``: the size of the last axis of ``scale_tril``."""
         return self.scale_tril.shape[-1]
 
     def __copy__(self):
