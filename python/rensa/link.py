@@ -149,6 +149,8 @@ class Chain(_LinkMixin, _core.Chain):
         _core.Chain.add_link(self, name, link)
 
     def add_link(self, name, link):
+        """Registers ``link`` as the child named ``name`` (also set as the attribute ``name``)
+        and returns it; the same as ``self.name = link`` inside ``init_scope``."""
         _core.Chain.add_link(self, name, link)
         object.__setattr__(self, name, link)
         return link
@@ -218,6 +220,8 @@ class Sequential(_LinkMixin, _core.Sequential):
             self.append(layer)
 
     def append(self, layer):
+        """Appends a layer: a Link (registered as a child) or any callable of one argument.
+        Anything else is a TypeError."""
         if isinstance(layer, _core.Link):
             self._append_link(layer)
         elif callable(layer):
@@ -272,9 +276,12 @@ class Sequential(_LinkMixin, _core.Sequential):
         return self
 
     def extend(self, layers):
+        """Appends every layer of the iterable ``layers`` (which may be another Sequential)."""
         self._replace_layers(list(self._layers) + list(layers), 'extend')
 
     def insert(self, index, layer):
+        """Inserts ``layer`` before position ``index`` (``-len(self) <= index <= len(self)``,
+        IndexError otherwise)."""
         n = len(self._layers)
         if not -n <= index <= n:
             raise IndexError('Sequential.insert: index {} is out of range for {} layers'.format(index, n))
@@ -283,29 +290,38 @@ class Sequential(_LinkMixin, _core.Sequential):
         self._replace_layers(layers, 'insert')
 
     def pop(self, index=-1):
+        """Removes the layer at ``index`` (the last by default) and returns it."""
         layer = self._layers[index]
         del self[index]
         return layer
 
     def remove(self, layer):
+        """Removes the first occurrence of ``layer``; ValueError when it is not there."""
         if layer not in self._layers:
             raise ValueError('Sequential.remove: there is no layer {!r}'.format(layer))
         del self[self._layers.index(layer)]
 
     def remove_by_layer_type(self, type_name):
+        """Removes every layer whose type name is ``type_name``: a link's class name (e.g.
+        ``'Linear'``) or a function's ``__name__`` (e.g. ``'relu'``)."""
         self._replace_layers([layer for layer in self._layers if _layer_type(layer) != type_name],
                              'remove_by_layer_type')
 
     def clear(self):
+        """Removes all the layers."""
         self._replace_layers([], 'clear')
 
     def index(self, layer, start=None, end=None):
+        """The position of the first occurrence of ``layer`` in ``self[start:end]``, counted
+        from ``start`` as in Chainer (ValueError when absent)."""
         return self._layers[start:end].index(layer)  # relative to start, as in Chainer
 
     def count(self, layer):
+        """The number of occurrences of ``layer``."""
         return self._layers.count(layer)
 
     def count_by_layer_type(self, type_name):
+        """The number of layers whose type name is ``type_name`` (see ``remove_by_layer_type``)."""
         return sum(1 for layer in self._layers if _layer_type(layer) == type_name)
 
     def flatten(self):
@@ -319,6 +335,8 @@ class Sequential(_LinkMixin, _core.Sequential):
         return flat
 
     def copy(self, mode='share'):
+        """A copy of this Sequential whose link layers are ``layer.copy(mode)`` (``'share'``,
+        ``'copy'`` or ``'init'``, as in Link.copy); function layers are shared."""
         cls = type(self)
         new = cls.__new__(cls)
         _core_base(cls).__init__(new)

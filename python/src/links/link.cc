@@ -108,7 +108,19 @@ py::object link_getattr(py::object self_obj, const std::string& name) {
 void bind_parameter(py::module_& m) {
     py::classh<L::ParameterUpdateRule>(m, "ParameterUpdateRule")
         .def_readwrite("enabled", &L::ParameterUpdateRule::enabled);
-    py::class_<L::Parameter, Variable>(m, "Parameter")
+    py::class_<L::Parameter, Variable>(m, "Parameter", R"doc(A Variable that a link owns and an optimizer updates.
+
+``Parameter(initializer=None, shape=None, name=None, *, dtype=None)``:
+
+* ``initializer`` is an array (it becomes the parameter's data, aliased), or an Initializer, a scalar or ``None``
+  (``initializers.NaN``, Chainer's default) that fills the array.
+* With a ``shape`` the array is created now; without one the parameter is uninitialised (``array`` is ``None``)
+  until ``initialize(shape)``, which a link with lazy sizes calls at its first forward.
+* ``dtype`` is used when the initializer names none (float32 by default).
+
+Copies of the handle share the array, the grad and the metadata. ``Link.copy`` makes new parameters over the same
+arrays (without grads or update rules).
+)doc")
         .def(py::init([](py::handle initializer, py::handle shape, py::handle name, py::handle dtype) {
                  std::string n = name.is_none() ? std::string{} : name.cast<std::string>();
                  // Chainer: an array is the parameter's data (aliased), anything else initializes it.
@@ -120,27 +132,34 @@ void bind_parameter(py::module_& m) {
              }),
              py::arg("initializer") = py::none(), py::arg("shape") = py::none(), py::arg("name") = py::none(),
              py::kw_only(), py::arg("dtype") = py::none())
-        .def_property_readonly("is_initialized", &L::Parameter::is_initialized)
+        .def_property_readonly("is_initialized", &L::Parameter::is_initialized, "Whether the array exists yet.")
         .def(
             "initialize",
             [](const L::Parameter& self, py::handle shape) {
                 self.initialize(to_shape(shape, "Parameter.initialize"));
             },
-            py::arg("shape"))
-        .def_property_readonly("initializer", &L::Parameter::initializer)
-        .def_property_readonly("dtype", [](const L::Parameter& self) { return dtype_to_python(self.dtype()); })
+            py::arg("shape"),
+            "Creates the array of ``shape`` with the initializer, on the parameter's device; the grad becomes None. "
+            "A no-op when already initialised with that shape, ValueError with another shape.")
+        .def_property_readonly("initializer", &L::Parameter::initializer,
+                               "The initializer that fills the array when it is created.")
+        .def_property_readonly(
+            "dtype", [](const L::Parameter& self) { return dtype_to_python(self.dtype()); },
+            "The dtype of the array, or the dtype it will have once initialised.")
         .def_property(
             "array",
             [](const L::Parameter& self) -> py::object {
                 return self.is_initialized() ? to_numpy(self.array()) : py::object(py::none());
             },
-            [](const L::Parameter& self, py::handle value) { self.set_array(to_array(value)); })
+            [](const L::Parameter& self, py::handle value) { self.set_array(to_array(value)); },
+            "The parameter's array (``None`` while uninitialised); assigning replaces it.")
         .def_property(
             "data",
             [](const L::Parameter& self) -> py::object {
                 return self.is_initialized() ? to_numpy(self.array()) : py::object(py::none());
             },
-            [](const L::Parameter& self, py::handle value) { self.set_array(to_array(value)); })
+            [](const L::Parameter& self, py::handle value) { self.set_array(to_array(value)); },
+            "The same as ``array`` (Chainer's older name).")
         // Filled by Optimizer.setup (optimizers bind UpdateRule as a subclass of ParameterUpdateRule).
         .def_property(
             "update_rule",
@@ -151,18 +170,25 @@ void bind_parameter(py::module_& m) {
             },
             [](const L::Parameter& self, std::shared_ptr<L::ParameterUpdateRule> rule) {
                 self.set_update_rule(std::move(rule));
-            })
-        .def("update", &L::Parameter::update, py::call_guard<py::gil_scoped_release>())
-        .def_property_readonly("update_enabled", &L::Parameter::update_enabled)
-        .def("enable_update", &L::Parameter::enable_update)
-        .def("disable_update", &L::Parameter::disable_update)
+            },
+            "The optimizer's update rule for this parameter (``None`` before ``Optimizer.setup``).")
+        .def("update", &L::Parameter::update, py::call_guard<py::gil_scoped_release>(),
+             "Updates the array from its grad with the update rule, when there is a rule and updates are enabled.")
+        .def_property_readonly("update_enabled", &L::Parameter::update_enabled,
+                               "Whether ``update`` changes the parameter.")
+        .def("enable_update", &L::Parameter::enable_update,
+             "Lets ``update`` change the parameter again (also enables the update rule).")
+        .def("disable_update", &L::Parameter::disable_update,
+             "Keeps ``update`` from changing the parameter (also disables the update rule).")
         .def(
             "to_device",
             [](const L::Parameter& self, py::handle device) {
                 self.to_device(to_device(device));
                 return self;
             },
-            py::arg("device"))
+            py::arg("device"),
+            "Moves the array and grad to ``device`` (or records it for an uninitialised parameter); returns the "
+            "parameter.")
         .def("_share_copy", &L::Parameter::share_copy)
         .def("_deep_copy", &L::Parameter::deep_copy);
 }
