@@ -50,55 +50,172 @@ py::tuple forward_lstm(Link& self, py::handle hx, py::handle cx, py::handle xs) 
 }
 
 template <class Link>
-auto bind_n_step_class(py::module_& m, const char* name) {
-    return link_class<Link, L::NStepRNNBase>(m, name).def(
-        link_init<Link>([](int n_layers, py::handle in_size, int64_t out_size, double dropout, py::handle initialW,
-                           py::handle initial_bias) {
-            return make_n_step<Link>(n_layers, in_size, out_size, dropout, initialW, initial_bias);
-        }),
-        py::arg("n_layers"), py::arg("in_size"), py::arg("out_size"), py::arg("dropout"), py::kw_only(),
-        py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none());
+auto bind_n_step_class(py::module_& m, const char* name, const char* doc) {
+    return link_class<Link, L::NStepRNNBase>(m, name, doc)
+        .def(link_init<Link>([](int n_layers, py::handle in_size, int64_t out_size, double dropout, py::handle initialW,
+                                py::handle initial_bias) {
+                 return make_n_step<Link>(n_layers, in_size, out_size, dropout, initialW, initial_bias);
+             }),
+             py::arg("n_layers"), py::arg("in_size"), py::arg("out_size"), py::arg("dropout"), py::kw_only(),
+             py::arg("initialW") = py::none(), py::arg("initial_bias") = py::none());
 }
 
 template <class Link>
-void bind_without_cell(py::module_& m, const char* name) {
-    bind_n_step_class<Link>(m, name)
-        .def("forward", &forward_without_cell<Link>, py::arg("hx"), py::arg("xs"))
+void bind_without_cell(py::module_& m, const char* name, const char* doc) {
+    bind_n_step_class<Link>(m, name, doc)
+        .def("forward", &forward_without_cell<Link>, py::arg("hx"), py::arg("xs"),
+             "Runs the stack over a list of sequences ``xs`` (each of shape (length, in_size), in any order) from the "
+             "initial hidden state ``hx`` (n_layers * directions, batch, out_size), None for zeros. Returns ``(hy, "
+             "ys)``: the last hidden states and the list of output sequences.")
         .def("__call__", &forward_without_cell<Link>, py::arg("hx"), py::arg("xs"));
 }
 
 template <class Link>
-void bind_with_cell(py::module_& m, const char* name) {
-    bind_n_step_class<Link>(m, name)
-        .def("forward", &forward_lstm<Link>, py::arg("hx"), py::arg("cx"), py::arg("xs"))
+void bind_with_cell(py::module_& m, const char* name, const char* doc) {
+    bind_n_step_class<Link>(m, name, doc)
+        .def("forward", &forward_lstm<Link>, py::arg("hx"), py::arg("cx"), py::arg("xs"),
+             "Runs the stack over a list of sequences ``xs`` (each of shape (length, in_size), in any order) from the "
+             "initial hidden and cell states ``hx`` and ``cx`` (n_layers * directions, batch, out_size), None for "
+             "zeros. Returns ``(hy, cy, ys)``: the last states and the list of output sequences.")
         .def("__call__", &forward_lstm<Link>, py::arg("hx"), py::arg("cx"), py::arg("xs"));
 }
 
 }  // namespace
 
 void bind_n_step_links(py::module_& m) {
-    py::classh<L::NStepRNNBase, L::ChainList>(m, "NStepRNNBase", py::dynamic_attr())
-        .def_property_readonly("n_layers", &L::NStepRNNBase::n_layers)
-        .def_property_readonly("out_size", &L::NStepRNNBase::out_size)
-        .def_property_readonly("dropout", &L::NStepRNNBase::dropout)
-        .def_property_readonly("direction", &L::NStepRNNBase::direction)
-        .def_property_readonly("n_weights", &L::NStepRNNBase::n_weights)
-        .def_property_readonly("use_bi_direction", [](const L::NStepRNNBase& self) { return self.direction() == 2; })
-        .def_property_readonly("n_cells", [](const L::NStepRNNBase& self) { return self.n_weights() == 8 ? 2 : 1; })
+    py::classh<L::NStepRNNBase, L::ChainList>(m, "NStepRNNBase", R"doc(Base of the n-step RNN links.
+
+A ChainList of one child per layer and direction holding the weights ``w0, w1, ...`` and biases ``b0, b1, ...``
+that ``functions.n_step_lstm`` and its siblings take.
+)doc",
+                                              py::dynamic_attr())
+        .def_property_readonly("n_layers", &L::NStepRNNBase::n_layers, "The number of layers.")
+        .def_property_readonly("out_size", &L::NStepRNNBase::out_size, "The hidden size of each direction.")
+        .def_property_readonly("dropout", &L::NStepRNNBase::dropout,
+                               "The dropout ratio applied to the input of each layer but the first.")
+        .def_property_readonly("direction", &L::NStepRNNBase::direction, "1 (unidirectional) or 2 (bidirectional).")
+        .def_property_readonly("n_weights", &L::NStepRNNBase::n_weights,
+                               "The number of weight matrices per layer and direction (8 for an LSTM, 6 for a GRU, 2 "
+                               "for a plain RNN).")
+        .def_property_readonly(
+            "use_bi_direction", [](const L::NStepRNNBase& self) { return self.direction() == 2; },
+            "Whether the link is bidirectional.")
+        .def_property_readonly(
+            "n_cells", [](const L::NStepRNNBase& self) { return self.n_weights() == 8 ? 2 : 1; },
+            "The number of state arrays: 2 (``h`` and ``c``) for an LSTM, else 1.")
         // Chainer's ws / bs: [layer][j] the Parameters wj / bj of each child.
-        .def_property_readonly("ws", [](L::NStepRNNBase& self) { return self.ws(); })
-        .def_property_readonly("bs", [](L::NStepRNNBase& self) { return self.bs(); })
+        .def_property_readonly(
+            "ws", [](L::NStepRNNBase& self) { return self.ws(); },
+            "The weights: ``ws[i][j]`` is the parameter ``wj`` of the i-th child.")
+        .def_property_readonly(
+            "bs", [](L::NStepRNNBase& self) { return self.bs(); },
+            "The biases: ``bs[i][j]`` is the parameter ``bj`` of the i-th child.")
         .def(
             "init_hx", [](const L::NStepRNNBase& self, py::handle xs) { return self.init_hx(to_variables(xs)); },
-            py::arg("xs"));
-    bind_with_cell<L::NStepLSTM>(m, "NStepLSTM");
-    bind_with_cell<L::NStepBiLSTM>(m, "NStepBiLSTM");
-    bind_without_cell<L::NStepGRU>(m, "NStepGRU");
-    bind_without_cell<L::NStepBiGRU>(m, "NStepBiGRU");
-    bind_without_cell<L::NStepRNNTanh>(m, "NStepRNNTanh");
-    bind_without_cell<L::NStepRNNReLU>(m, "NStepRNNReLU");
-    bind_without_cell<L::NStepBiRNNTanh>(m, "NStepBiRNNTanh");
-    bind_without_cell<L::NStepBiRNNReLU>(m, "NStepBiRNNReLU");
+            py::arg("xs"),
+            "A zero initial state of shape (n_layers * direction, len(xs), out_size) for the list of sequences "
+            "``xs``.");
+    bind_with_cell<L::NStepLSTM>(m, "NStepLSTM", R"doc(Stacked unidirectional LSTM over sequences of variable length.
+
+``hy, cy, ys = lstm(hx, cx, xs)``; see ``functions.n_step_lstm``.
+
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc");
+    bind_with_cell<L::NStepBiLSTM>(m, "NStepBiLSTM", R"doc(Stacked bidirectional LSTM over sequences of variable length.
+
+``hy, cy, ys = lstm(hx, cx, xs)``; each output has ``2 * out_size`` features (forward and backward concatenated).
+See ``functions.n_step_bilstm``.
+
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc");
+    bind_without_cell<L::NStepGRU>(m, "NStepGRU", R"doc(Stacked unidirectional GRU over sequences of variable length.
+
+``hy, ys = gru(hx, xs)``; see ``functions.n_step_gru``.
+
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc");
+    bind_without_cell<L::NStepBiGRU>(m, "NStepBiGRU", R"doc(Stacked bidirectional GRU over sequences of variable length.
+
+``hy, ys = gru(hx, xs)``; each output has ``2 * out_size`` features. See ``functions.n_step_bigru``.
+
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc");
+    bind_without_cell<L::NStepRNNTanh>(
+        m, "NStepRNNTanh", R"doc(Stacked unidirectional Elman RNN with tanh over sequences of variable length.
+
+``hy, ys = rnn(hx, xs)``; see ``functions.n_step_rnn``.
+
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc");
+    bind_without_cell<L::NStepRNNReLU>(
+        m, "NStepRNNReLU", R"doc(Stacked unidirectional Elman RNN with ReLU over sequences of variable length.
+
+``hy, ys = rnn(hx, xs)``; see ``functions.n_step_rnn``.
+
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc");
+    bind_without_cell<L::NStepBiRNNTanh>(
+        m, "NStepBiRNNTanh", R"doc(Stacked bidirectional Elman RNN with tanh over sequences of variable length.
+
+``hy, ys = rnn(hx, xs)``; each output has ``2 * out_size`` features. See ``functions.n_step_birnn``.
+
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc");
+    bind_without_cell<L::NStepBiRNNReLU>(
+        m, "NStepBiRNNReLU", R"doc(Stacked bidirectional Elman RNN with ReLU over sequences of variable length.
+
+``hy, ys = rnn(hx, xs)``; each output has ``2 * out_size`` features. See ``functions.n_step_birnn``.
+
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc");
 }
 
 }  // namespace rensa::python::links_detail

@@ -137,9 +137,11 @@ auto link_init(F make) {
 
 // The class of a built-in link T (parent P) with a dynamic __dict__, the trampoline for Python
 // subclasses, and the copy constructor rensa.link._init_clone calls for Link.copy (`_source`).
+// `doc` is the class's docstring (none when null).
 template <class T, class P>
-auto link_class(py::module_& m, const char* name) {
-    auto cls = py::classh<T, P, PyLink<T>>(m, name, py::dynamic_attr());
+auto link_class(py::module_& m, const char* name, const char* doc = nullptr) {
+    auto cls = doc ? py::classh<T, P, PyLink<T>>(m, name, doc, py::dynamic_attr())
+                   : py::classh<T, P, PyLink<T>>(m, name, py::dynamic_attr());
     cls.def(py::init([](const T& source) { return std::make_shared<PyLink<T>>(source); }), py::arg("_source"));
     return cls;
 }

@@ -75,7 +75,19 @@ void bind_vision_links(py::module_& m) {
     bind_layers_interface<L::GoogLeNet>(googlenet);
 
     using L::resnet::BottleneckA, L::resnet::BottleneckB, L::resnet::BuildingBlock;
-    link_class<BuildingBlock, L::Chain>(m, "BuildingBlock")
+    link_class<BuildingBlock, L::Chain>(
+        m, "BuildingBlock",
+        R"doc(A building block of ResNet: a BottleneckA ``a`` then ``n_layers - 1`` BottleneckBs ``b1``, ``b2``, ...
+
+Args:
+    n_layers (int): The number of bottlenecks (at least 1).
+    in_channels (int): Input channels.
+    mid_channels (int): Channels inside the bottlenecks.
+    out_channels (int): Output channels.
+    stride (int): Stride of the first bottleneck.
+    initialW: Initializer of the convolution weights.
+    downsample_fb (bool): Put the stride on the 3x3 convolution (fb.resnet.torch) instead of the first 1x1.
+)doc")
         .def(link_init<BuildingBlock>([](std::optional<int> n_layers, std::optional<int64_t> in_channels,
                                          std::optional<int64_t> mid_channels, std::optional<int64_t> out_channels,
                                          std::optional<int64_t> stride, py::handle initialW, py::handle downsample_fb) {
@@ -91,7 +103,18 @@ void bind_vision_links(py::module_& m) {
              py::arg("n_layers") = py::none(), py::arg("in_channels") = py::none(),
              py::arg("mid_channels") = py::none(), py::arg("out_channels") = py::none(), py::arg("stride") = py::none(),
              py::arg("initialW") = py::none(), py::arg("downsample_fb") = py::none());
-    link_class<BottleneckA, L::Chain>(m, "BottleneckA")
+    link_class<BottleneckA, L::Chain>(
+        m, "BottleneckA",
+        R"doc(A bottleneck of ResNet that changes the size: 1x1, 3x3 and 1x1 convolutions (no bias) with batch normalization, plus a strided 1x1 projection shortcut.
+
+Args:
+    in_channels (int): Input channels.
+    mid_channels (int): Channels of the 3x3 convolution.
+    out_channels (int): Output channels.
+    stride (int): Stride, on the first 1x1 convolution or, with ``downsample_fb``, on the 3x3 one.
+    initialW: Initializer of the convolution weights.
+    downsample_fb (bool): Put the stride on the 3x3 convolution (fb.resnet.torch).
+)doc")
         .def(link_init<BottleneckA>([](int64_t in_channels, int64_t mid_channels, int64_t out_channels, int64_t stride,
                                        py::handle initialW, bool downsample_fb) {
                  return std::make_shared<BottleneckA>(in_channels, mid_channels, out_channels, stride,
@@ -99,7 +122,15 @@ void bind_vision_links(py::module_& m) {
              }),
              py::arg("in_channels"), py::arg("mid_channels"), py::arg("out_channels"), py::arg("stride") = 2,
              py::arg("initialW") = py::none(), py::arg("downsample_fb") = false);
-    link_class<BottleneckB, L::Chain>(m, "BottleneckB")
+    link_class<BottleneckB, L::Chain>(
+        m, "BottleneckB",
+        R"doc(A bottleneck of ResNet that keeps the size: 1x1, 3x3 and 1x1 convolutions (no bias) with batch normalization and an identity shortcut.
+
+Args:
+    in_channels (int): Input and output channels.
+    mid_channels (int): Channels of the 3x3 convolution.
+    initialW: Initializer of the convolution weights.
+)doc")
         .def(link_init<BottleneckB>([](int64_t in_channels, int64_t mid_channels, py::handle initialW) {
                  return std::make_shared<BottleneckB>(in_channels, mid_channels, to_initializer(initialW));
              }),
