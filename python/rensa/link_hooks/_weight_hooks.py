@@ -125,6 +125,10 @@ class SpectralNormalization(_WeightHook):
         return W if W.ndim == 2 else W.reshape(W.shape[0], -1)
 
     def normalize_weight(self, link, W):
+        """The weight ``W`` (a Variable) divided by its estimated largest singular value
+        ``sigma`` (divided by ``factor`` when given), scaled by ``link.gamma`` when
+        ``use_gamma``. ``n_power_iteration`` steps refine the vector ``u``, which is stored
+        back on the link only in training."""
         u = getattr(link, self.vector_name)
         matrix = self.reshape_W(W)
         m = matrix.array
@@ -159,6 +163,8 @@ class WeightStandardization(_WeightHook):
         self._check_weight(link)
 
     def normalize_weight(self, link, W):
+        """The weight ``W`` (a Variable) standardised along the axes after the first: zero
+        mean and unit variance per output unit, ``eps`` added to the variance."""
         gamma = numpy.ones((W.shape[1],), dtype=W.dtype)
         beta = numpy.zeros((W.shape[1],), dtype=W.dtype)
         return F.group_normalization(W, 1, gamma, beta, eps=self.eps)
