@@ -26,11 +26,11 @@ def _undefined_property(name, doc):
 _AT_X = """
 
 Args:
-    x (Variable or ndarray): Points in the domain of the distribution; they
+    x (rensa.Variable or numpy.ndarray): Points in the domain of the distribution; they
         broadcast against ``batch_shape + event_shape``.
 
 Returns:
-    Variable: """
+    rensa.Variable: """
 
 
 class Distribution(object):
@@ -73,7 +73,7 @@ class Distribution(object):
                       'the probability of ``x``.')
     sample_n = _undefined(
         'sample_n', 'Draws ``n`` samples, of shape ``(n,) + batch_shape + event_shape``.\n\n'
-        'Args:\n    n (int): The number of samples.\n\nReturns:\n    Variable: The samples.')
+        'Args:\n    n (int): The number of samples.\n\nReturns:\n    rensa.Variable: The samples.')
     survival_function = _undefined(
         'survival_function', 'Evaluates the survival function ``1 - cdf(x)`` at ``x``.' + _AT_X +
         'the survival function at ``x``.')
