@@ -103,9 +103,10 @@ Args:
              py::arg("n_layers") = py::none(), py::arg("in_channels") = py::none(),
              py::arg("mid_channels") = py::none(), py::arg("out_channels") = py::none(), py::arg("stride") = py::none(),
              py::arg("initialW") = py::none(), py::arg("downsample_fb") = py::none());
-    link_class<BottleneckA, L::Chain>(
-        m, "BottleneckA",
-        R"doc(A bottleneck of ResNet that changes the size: 1x1, 3x3 and 1x1 convolutions (no bias) with batch normalization, plus a strided 1x1 projection shortcut.
+    link_class<BottleneckA, L::Chain>(m, "BottleneckA",
+                                      R"doc(A bottleneck of ResNet that changes the size.
+
+1x1, 3x3 and 1x1 convolutions (no bias) with batch normalization, plus a strided 1x1 projection shortcut.
 
 Args:
     in_channels (int): Input channels.
@@ -122,9 +123,10 @@ Args:
              }),
              py::arg("in_channels"), py::arg("mid_channels"), py::arg("out_channels"), py::arg("stride") = 2,
              py::arg("initialW") = py::none(), py::arg("downsample_fb") = false);
-    link_class<BottleneckB, L::Chain>(
-        m, "BottleneckB",
-        R"doc(A bottleneck of ResNet that keeps the size: 1x1, 3x3 and 1x1 convolutions (no bias) with batch normalization and an identity shortcut.
+    link_class<BottleneckB, L::Chain>(m, "BottleneckB",
+                                      R"doc(A bottleneck of ResNet that keeps the size.
+
+1x1, 3x3 and 1x1 convolutions (no bias) with batch normalization and an identity shortcut.
 
 Args:
     in_channels (int): Input and output channels.
