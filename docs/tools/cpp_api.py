@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""The C++ API reference of the docs, read from the headers' own comments.
+
+The headers use plain `//` comments (docs/style.md): a file comment under `#pragma once`, and a
+comment above (or at the end of the line of) a declaration. Doxygen reads neither, so this
+script does, with the standard library only. For each public header of a module (every `.h`
+of the module's folder, less `detail/` folders, `detail.h` files and the native backend's
+internals in core/native) it emits the file comment, then each documented declaration at
+namespace scope or in a public section of a class: the declaration in a `code-block:: c++`
+(captioned with its scope), followed by its comment.
+
+Run: python3 docs/tools/cpp_api.py --source . --out build/docs/cpp_api  (one <module>.rst each);
+the docs build calls `module_page` itself (the rensa-cpp-api directive of docs/tools/rensa_sphinx.py).
+"""
+# Note [C++ API pages]: a header comment is prose written for a code editor, not RST, and one
+# stray `*` or a trailing `::` would break the docs build (warnings are errors there). The
+# comment text is therefore re-set, never passed through: paragraphs are joined and every
+# character that RST reads as markup is escaped, lines starting with `- ` become bullet items,
+# and lines indented by four spaces or more (code in a comment) become literal blocks. A
+# declaration's code block uses `:force:` so that Pygments cannot fail on unusual C++.
+
+import argparse
+import pathlib
+import re
+import sys
+
+MODULES = ['core', 'autograd', 'serializers', 'functions', 'links', 'optimizers', 'training', 'distributed', 'cuda']
+TITLES = {
+    'core': 'core: arrays, dtypes, devices, array routines',
+    'autograd': 'autograd: Variable, FunctionNode, backward',
+    'serializers': 'serializers: NPZ files',
+    'functions': 'functions: differentiable functions',
+    'links': 'links: parameterised layers and models',
+    'optimizers': 'optimizers: update rules and hooks',
+    'training': 'training: datasets, iterators, Trainer, extensions',
+    'distributed': 'distributed: communicators and multi-node training',
+    'cuda': 'cuda: the CUDA backend',
+}
+
+
+def public_headers(source, module):
+    """The public headers of a module, sorted, as paths relative to the source root."""
+    root = pathlib.Path(source)
+    out = []
+    for path in sorted((root / module).rglob('*.h')):
+        rel = path.relative_to(root)
+        parts = rel.parts
+        if 'detail' in parts[:-1] or rel.name == 'detail.h':
+            continue
+        if module == 'core' and len(parts) > 2 and parts[1] == 'native':
+            continue
+        out.append(rel)
+    return out
+
+
+# --- Lexing: code without comments and literals, and the comments by line.
+
+def _split_line(line, in_block):
+    """(code, comment, in_block): the code of one line with string/char literals blanked,
+    its `//` comment text (None without one), and whether a /* */ comment stays open."""
+    code, i, n = [], 0, len(line)
+    while i < n:
+        if in_block:
+            end = line.find('*/', i)
+            if end < 0:
+                return ''.join(code), None, True
+            i, in_block = end + 2, False
+            continue
+        c = line[i]
+        if line.startswith('//', i):
+            return ''.join(code), line[i + 2:], False
+        if line.startswith('/*', i):
+            in_block, i = True, i + 2
+            continue
+        if c in '"\'':
+            j = i + 1
+            while j < n and line[j] != c:
+                j += 2 if line[j] == '\\' else 1
+            code.append(c + c)
+            i = j + 1
+            continue
+        code.append(c)
+        i += 1
+    return ''.join(code), None, in_block
+
+
+def _comment_text(raw):
+    return raw[1:] if raw.startswith(' ') else raw
+
+
+def file_comment(lines):
+    """The comment block under `#pragma once` (before any code), as lines."""
+    out, started = [], False
+    for line in lines:
+        s = line.strip()
+        if s.startswith('//'):
+            out.append(_comment_text(s[2:]))
+            started = True
+        elif s.startswith('#pragma') or (not s and not started):
+            continue
+        else:
+            break
+    return out
+
+
+# --- Parsing: documented declarations with their scope.
+
+_TYPE_HEAD = re.compile(r'^(template\s*<.*>\s*)?(class|struct|union|enum(\s+class)?)\s+(\w+)')
+_NAMESPACE = re.compile(r'^(inline\s+)?namespace\s*([\w:]*)\s*$')
+_ACCESS = re.compile(r'^(public|private|protected)\s*:$')
+
+
+class _Scope:
+    def __init__(self, kind, name, public, default_access='public'):
+        self.kind, self.name, self.public, self.access = kind, name, public, default_access
+
+    def documented(self):
+        return self.public and (self.kind == 'namespace' or self.access == 'public')
+
+
+def parse(text):
+    """(file comment lines, [(scope, declaration, comment lines)]) of one header's text."""
+    lines = text.splitlines()
+    entries = []
+    stack = [_Scope('namespace', '', True)]
+    comment, stmt, stmt_comment, stmt_line = [], '', [], 0
+    skip = 0  # depth inside a body that is not documented (function bodies, enumerators, ...)
+    resume_stmt = False  # a brace initialiser: the statement goes on after its closing brace
+    in_block = False
+    in_define = False
+    skipped = ''
+    for lineno, line in enumerate(lines):
+        code, raw_comment, in_block = _split_line(line, in_block)
+        stripped = code.strip()
+        if in_define:
+            in_define = line.rstrip().endswith('\\')
+            continue
+        if not skip and not stmt:
+            if not stripped:
+                if raw_comment is not None:
+                    comment.append(_comment_text(raw_comment.rstrip()))
+                else:
+                    comment = []
+                continue
+            if stripped.startswith('#'):
+                if stripped.startswith('#define') and comment and stack[-1].documented():
+                    entries.append((_scope_name(stack), stripped.rstrip('\\').rstrip(), comment))
+                in_define = line.rstrip().endswith('\\')
+                comment = []
+                continue
+            m = _ACCESS.match(stripped)
+            if m and stack[-1].kind == 'class':
+                stack[-1].access = m.group(1)
+                comment = []
+                continue
+        for ch in code:
+            if skip:
+                if ch == '{':
+                    skip += 1
+                elif ch == '}':
+                    skip -= 1
+                    if skip == 0 and resume_stmt:
+                        stmt += '{}' if not skipped.strip() else '{...}'
+                        resume_stmt = False
+                else:
+                    skipped += ch
+                continue
+            if ch == '{':
+                skipped = ''
+                head = ' '.join(stmt.split())
+                scope_doc = stack[-1].documented()
+                ns = _NAMESPACE.match(head)
+                ty = _TYPE_HEAD.match(head)
+                if ns or head.startswith('extern "'):
+                    name = ns.group(2) if ns else ''
+                    public = stack[-1].public and name != 'detail' and not (ns and name == '')
+                    if not ns:
+                        public = stack[-1].public
+                    stack.append(_Scope('namespace', name, public))
+                elif ty and '(' not in head[ty.end():].split(':')[0]:
+                    if scope_doc and (stmt_comment or raw_comment):
+                        entries.append((_scope_name(stack), head, stmt_comment or [_comment_text(raw_comment.strip())]))
+                    if ty.group(2).startswith('enum'):
+                        skip, resume_stmt = 1, False
+                    else:
+                        default = 'private' if ty.group(2) == 'class' else 'public'
+                        stack.append(_Scope('class', ty.group(4), scope_doc, default))
+                elif '(' in head and not head.rstrip().endswith('='):
+                    if scope_doc and (stmt_comment or raw_comment) and not _is_noise(head):
+                        entries.append((_scope_name(stack), head + ';', stmt_comment or
+                                        [_comment_text(raw_comment.strip())]))
+                    skip, resume_stmt = 1, False
+                    stmt, stmt_comment = '', []
+                    continue
+                else:  # a brace initialiser (`Shape s{1, 2};`, `= {...}`)
+                    skip, resume_stmt = 1, True
+                    continue
+                stmt, stmt_comment = '', []
+                comment = []
+            elif ch == '}':
+                if len(stack) > 1:
+                    stack.pop()
+                stmt, stmt_comment = '', []
+            elif ch == ';':
+                head = ' '.join(stmt.split())
+                if head and stack[-1].documented() and (stmt_comment or raw_comment) and not _is_noise(head):
+                    entries.append((_scope_name(stack), head + ';', stmt_comment or [_comment_text(raw_comment.strip())]))
+                stmt, stmt_comment = '', []
+            else:
+                if not stmt.strip() and not ch.isspace():
+                    stmt_comment, stmt_line = comment, lineno
+                    comment = []
+                stmt += ch
+        stmt = stmt + ' ' if stmt.strip() else ''
+        if not stmt and not skip:
+            comment = []
+    return file_comment(lines), entries
+
+
+def _is_noise(head):
+    """Declarations not worth a reference entry: forward declarations, friends, static_asserts."""
+    return (re.match(r'^(class|struct)\s+\w+$', head) is not None or head.startswith('friend ') or
+            head.startswith('static_assert') or head.startswith('using namespace'))
+
+
+def _scope_name(stack):
+    return '::'.join(s.name for s in stack[1:] if s.name)
+
+
+# --- Emitting RST.
+
+_INLINE = re.compile(r'([\\`*_|])')
+_ENUMERATOR = re.compile(r'^(\(?[\w#]{1,4}[.)]|\()(\s|$)')
+
+
+def escape(text):
+    """`text` as RST inline text that renders as written: markup characters escaped, and a
+    start that RST would read as a block construct (list, enumerator, field, directive,
+    transition, ...) escaped too."""
+    lead = text[:1]
+    text = _INLINE.sub(r'\\\1', text)
+    if lead and not (lead.isalnum() or lead in '"(\'\\`*_|'):
+        text = '\\' + text
+    elif _ENUMERATOR.match(text):
+        k = _ENUMERATOR.match(text).end(1) - 1
+        text = text[:k] + '\\' + text[k:]
+    if text.endswith('::'):
+        text = text[:-1] + '\\:'
+    return text
+
+
+def comment_rst(lines):
+    """A comment's lines as RST blocks: paragraphs, bullet items and literal blocks."""
+    blocks, para, code, kind = [], [], [], None
+
+    def flush():
+        nonlocal para, code, kind
+        if para:
+            text = escape(' '.join(para))
+            blocks.append('- ' + text if kind == 'bullet' else text)
+        if code:
+            while code and not code[-1].strip():
+                code.pop()
+            blocks.append('::\n\n' + '\n'.join('    ' + c for c in code))
+        para, code, kind = [], [], None
+
+    for line in lines:
+        line = line.rstrip()
+        if not line.strip():
+            if code:
+                code.append('')
+            else:
+                flush()
+            continue
+        if line.startswith('    ') and not (kind == 'bullet' and line.startswith('    ') and not code and para):
+            if para:
+                flush()
+            code.append(line)
+            continue
+        if code:
+            flush()
+        s = line.strip()
+        if s.startswith(('- ', '* ')):
+            flush()
+            kind, para = 'bullet', [s[2:]]
+        else:
+            para.append(s)
+    flush()
+    return '\n\n'.join(blocks)
+
+
+def code_block(decl, caption):
+    out = ['.. code-block:: c++', '   :force:']
+    if caption:
+        out.append('   :caption: ' + _INLINE.sub(r'\\\1', caption))
+    out.append('')
+    out.extend('   ' + line for line in _wrap_decl(decl))
+    return '\n'.join(out)
+
+
+def _wrap_decl(decl):
+    return [decl] if len(decl) <= 110 else [decl[i:i + 110] for i in range(0, len(decl), 110)]
+
+
+def header_rst(rel_path, text):
+    """The RST section of one header."""
+    comment, entries = parse(text)
+    title = str(rel_path)
+    out = [title, '-' * len(title), '']
+    if comment:
+        out += [comment_rst(comment), '']
+    for scope, decl, lines in entries:
+        out += [code_block(decl, scope), '']
+        body = comment_rst(lines)
+        if body:
+            out += [body, '']
+    return '\n'.join(out)
+
+
+def module_page(source, module, with_title=True):
+    """The RST page of one module: every public header, in path order. Returns (text, headers)."""
+    headers = public_headers(source, module)
+    out = []
+    if with_title:
+        title = TITLES.get(module, module)
+        out += ['=' * len(title), title, '=' * len(title), '']
+    out += ['The public headers of ``%s/``, with the comments they carry (see docs/design.md for the '
+            'architecture). Include them by their path from the repository root, as listed.' % module, '']
+    for rel in headers:
+        out.append(header_rst(rel, (pathlib.Path(source) / rel).read_text(encoding='utf-8')))
+    return '\n'.join(out) + '\n', headers
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--source', default='.', help='the repository root')
+    ap.add_argument('--out', required=True, help='folder for <module>.rst')
+    ap.add_argument('modules', nargs='*', default=MODULES)
+    args = ap.parse_args(argv)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for module in args.modules:
+        text, headers = module_page(args.source, module)
+        (out / (module + '.rst')).write_text(text, encoding='utf-8')
+        print('%s: %d headers' % (module, len(headers)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
