@@ -2,7 +2,7 @@
 # need first (scripts/install-deps.sh is idempotent). With CI=true, `make test` also
 # runs the AddressSanitizer/UBSan build of the C++ tests.
 
-.PHONY: deps configure build test test-asan test-fuzz soak demo bench bench-compare bench-train bench-distributed bench-scaling bench-python bench-chainer format clean gpu-check
+.PHONY: deps configure build test docs test-asan test-fuzz soak demo bench bench-compare bench-train bench-distributed bench-scaling bench-python bench-chainer format clean gpu-check
 
 deps:
 	bash scripts/install-deps.sh
@@ -19,6 +19,15 @@ ifeq ($(CI),true)
 	$(MAKE) test-asan
 	$(MAKE) test-fuzz
 endif
+
+# The documentation (docs/, Sphinx) into build/docs/html, warnings as errors; the Python reference
+# imports the package of build/python, the C++ one is read from the headers. `make test` runs the
+# same build as the CTest test "docs: sphinx".
+docs: configure
+	cmake --build --preset default --target rensa_python
+	RENSA_DOCS_PYTHONPATH=$(CURDIR)/build/python RENSA_DOCS_GENERATED=$(CURDIR)/build/docs/generated \
+		.venv/bin/python -m sphinx -E -W --keep-going -q -b html -d build/docs/doctrees docs build/docs/html
+	@echo "docs: build/docs/html/index.html"
 
 test-asan: deps
 	cmake --preset asan

@@ -40,10 +40,12 @@ stamp="$venv/.requirements.stamp"
 if [ ! -x "$venv/bin/python" ]; then
     /usr/bin/python3 -m venv "$venv"
 fi
-if [ ! -f "$stamp" ] || ! cmp -s "$root/requirements.txt" "$stamp"; then
+# The stamp holds every requirements file pip reads: requirements.txt includes docs/requirements.txt.
+requirements=$(cat "$root/requirements.txt" "$root/docs/requirements.txt")
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$requirements" ]; then
     echo "install-deps: installing Python packages into .venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/requirements.txt"
-    cp "$root/requirements.txt" "$stamp"
+    printf '%s\n' "$requirements" >"$stamp"
 else
     echo "install-deps: .venv up to date"
 fi

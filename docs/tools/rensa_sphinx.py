@@ -1,0 +1,109 @@
+"""Sphinx directives of the rensa docs: the generated API pages.
+
+``.. rensa-cpp-api:: <module>`` inserts the C++ reference of a module, generated from its
+headers by docs/tools/cpp_api.py (the RST is also written to <build>/docs/cpp_api/<module>.rst
+to read it as text). ``.. rensa-python-api::`` inserts the Python reference: one section per
+public module of the installed package, found at build time (pkgutil, so a new module such as
+rensa.onnx appears without a change here), with an autodoc entry for each public callable
+that no earlier module documented (the order and the rule of tests/docs/test_docstrings.py).
+"""
+import importlib
+import inspect
+import os
+import pathlib
+import pkgutil
+
+from docutils.parsers.rst import Directive, directives
+from docutils.statemachine import StringList
+
+import cpp_api
+
+HERE = pathlib.Path(__file__).resolve().parent
+SOURCE_ROOT = HERE.parent.parent
+
+
+class CppApi(Directive):
+    required_arguments = 1
+
+    def run(self):
+        module = self.arguments[0]
+        if module not in cpp_api.MODULES:
+            raise self.error('rensa-cpp-api: unknown module %r; expected one of %s' % (module, cpp_api.MODULES))
+        text, headers = cpp_api.module_page(SOURCE_ROOT, module, with_title=False)
+        env = self.state.document.settings.env
+        for rel in headers:
+            env.note_dependency(str(SOURCE_ROOT / rel))
+        out = os.environ.get('RENSA_DOCS_GENERATED')
+        if out:
+            pathlib.Path(out, 'cpp_api').mkdir(parents=True, exist_ok=True)
+            pathlib.Path(out, 'cpp_api', module + '.rst').write_text(text, encoding='utf-8')
+        self.state_machine.insert_input(StringList(text.splitlines(), source='<cpp_api %s>' % module),
+                                        '<cpp_api %s>' % module)
+        return []
+
+
+def public_modules():
+    """rensa and its public modules in pkgutil's order (packages before their submodules)."""
+    import rensa
+    out = [rensa]
+    for info in pkgutil.walk_packages(rensa.__path__, 'rensa.'):
+        parts = info.name.split('.')[1:]
+        if any(p.startswith('_') or p.startswith('lib') for p in parts):
+            continue
+        out.append(importlib.import_module(info.name))
+    return out
+
+
+def public_callables(modules):
+    """[(module, [(name, object)])]: each public callable once, under the first module that
+    exports it (its __all__, else its public names), leaving out re-exports from outside rensa."""
+    seen, out = set(), []
+    for mod in modules:
+        names = getattr(mod, '__all__', None) or [n for n in dir(mod) if not n.startswith('_')]
+        entries = []
+        for name in names:
+            obj = getattr(mod, name, None)
+            if inspect.ismodule(obj) or not callable(obj) or id(obj) in seen:
+                continue
+            if not (getattr(obj, '__module__', '') or '').startswith('rensa'):
+                continue
+            seen.add(id(obj))
+            entries.append((name, obj))
+        out.append((mod, entries))
+    return out
+
+
+def python_api_rst():
+    lines = []
+    for mod, entries in public_callables(public_modules()):
+        if mod.__name__ != 'rensa' and not entries:
+            continue  # an implementation module whose names its package already shows
+        title = mod.__name__
+        lines += [title, '-' * len(title), '', '.. automodule:: ' + title, '']
+        for name, obj in sorted(entries, key=lambda e: (not inspect.isclass(e[1]), e[0].lower())):
+            full = '%s.%s' % (title, name)
+            if inspect.isclass(obj):
+                kind = 'autoexception' if issubclass(obj, BaseException) else 'autoclass'
+                lines += ['.. %s:: %s' % (kind, full), '   :members:', '   :undoc-members:', '']
+            elif inspect.isroutine(obj):
+                lines += ['.. autofunction:: ' + full, '']
+            else:
+                lines += ['.. autodata:: ' + full, '   :annotation:', '']
+    return '\n'.join(lines) + '\n'
+
+
+class PythonApi(Directive):
+    def run(self):
+        text = python_api_rst()
+        out = os.environ.get('RENSA_DOCS_GENERATED')
+        if out:
+            pathlib.Path(out).mkdir(parents=True, exist_ok=True)
+            pathlib.Path(out, 'python_api.rst').write_text(text, encoding='utf-8')
+        self.state_machine.insert_input(StringList(text.splitlines(), source='<python_api>'), '<python_api>')
+        return []
+
+
+def setup(app):
+    directives.register_directive('rensa-cpp-api', CppApi)
+    directives.register_directive('rensa-python-api', PythonApi)
+    return {'parallel_read_safe': True, 'parallel_write_safe': True}
