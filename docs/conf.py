@@ -18,7 +18,7 @@ project = 'rensa'
 author = 'the rensa developers'
 copyright = 'the rensa developers'
 
-extensions = ['sphinx.ext.autodoc', 'sphinx.ext.napoleon', 'rensa_sphinx']
+extensions = ['sphinx.ext.autodoc', 'rensa_sphinx']  # rensa_sphinx reads Google-style sections too
 exclude_patterns = ['*.md', 'tools', 'requirements.txt', '_build']
 source_suffix = {'.rst': 'restructuredtext'}
 root_doc = 'index'
@@ -29,7 +29,6 @@ pygments_style = 'sphinx'
 autodoc_docstring_signature = True
 autodoc_member_order = 'bysource'
 autodoc_default_options = {'exclude-members': '__init__, __new__'}
-napoleon_numpy_docstring = False
 
 html_theme = 'alabaster'
 html_title = 'rensa documentation'

@@ -15,6 +15,8 @@ import pkgutil
 
 from docutils.parsers.rst import Directive, directives
 from docutils.statemachine import StringList
+from sphinx.ext.napoleon import Config as NapoleonConfig
+from sphinx.ext.napoleon.docstring import GoogleDocstring
 
 import cpp_api
 
@@ -103,7 +105,28 @@ class PythonApi(Directive):
         return []
 
 
+# Google-style sections ("Args:", "Returns:", as Chainer's docstrings have) become fields, as
+# sphinx.ext.napoleon does, but only for functions, methods and classes: napoleon would read the
+# first line of a property's docstring as "type: description" and cut "The array (a numpy view
+# for native arrays: writes go ...)" at its colon.
+_GOOGLE = NapoleonConfig(napoleon_numpy_docstring=False)
+
+
+def google_sections(app, what, name, obj, options, lines):
+    if what in ('attribute', 'property', 'data', 'module'):
+        return
+    lines[:] = GoogleDocstring(lines, _GOOGLE, app, what, name, obj, options).lines()
+
+
+def public_signature(app, what, name, obj, options, signature, return_annotation):
+    """pybind11 names the types by their extension module: rensa._core.Variable is rensa.Variable."""
+    fix = lambda text: text.replace('rensa._core.', 'rensa.') if text else text  # noqa: E731
+    return fix(signature), fix(return_annotation)
+
+
 def setup(app):
     directives.register_directive('rensa-cpp-api', CppApi)
     directives.register_directive('rensa-python-api', PythonApi)
+    app.connect('autodoc-process-docstring', google_sections)
+    app.connect('autodoc-process-signature', public_signature)
     return {'parallel_read_safe': True, 'parallel_write_safe': True}
