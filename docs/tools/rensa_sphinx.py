@@ -12,6 +12,7 @@ import inspect
 import os
 import pathlib
 import pkgutil
+import re
 
 from docutils.parsers.rst import Directive, directives
 from docutils.statemachine import StringList
@@ -96,7 +97,11 @@ def python_api_rst():
 
 class PythonApi(Directive):
     def run(self):
-        text = python_api_rst()
+        try:
+            text = python_api_rst()
+        except Exception as e:  # an import error of a module: name it instead of a traceback
+            raise self.error('rensa-python-api: %s: %s (is RENSA_DOCS_PYTHONPATH the build\'s python folder?)' %
+                             (type(e).__name__, e))
         out = os.environ.get('RENSA_DOCS_GENERATED')
         if out:
             pathlib.Path(out).mkdir(parents=True, exist_ok=True)
@@ -118,6 +123,34 @@ def google_sections(app, what, name, obj, options, lines):
     lines[:] = GoogleDocstring(lines, _GOOGLE, app, what, name, obj, options).lines()
 
 
+_BARS = re.compile(r'(?<![\\|])\|(?=\S)([^|`]*?\S)\|(?![|_])')
+
+
+def escape_bars(lines):
+    """`|x - y|` and `||x||` (an absolute value, a norm, in a docstring's prose) as text, not as
+    the substitution reference RST reads there: docstrings define no substitutions, so each such
+    reference is an error. Left alone: literal blocks (after a line ending in '::', while indented), doctest
+    lines, table and line-block lines (starting with '|' or '+'), and ``inline literals``."""
+    out, literal_indent = [], None
+    for line in lines:
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if literal_indent is not None and stripped and indent <= literal_indent:
+            literal_indent = None
+        if literal_indent is None and stripped and not stripped.startswith(('>>>', '...', '|', '+')):
+            parts = line.split('``')
+            line = '``'.join(_BARS.sub(r'\\|\1\\|', p.replace('||', r'\|\|')) if k % 2 == 0 else p
+                             for k, p in enumerate(parts))
+        if literal_indent is None and stripped.endswith('::'):
+            literal_indent = indent
+        out.append(line)
+    return out
+
+
+def plain_bars(app, what, name, obj, options, lines):
+    lines[:] = escape_bars(lines)
+
+
 def public_signature(app, what, name, obj, options, signature, return_annotation):
     """pybind11 names the types by their extension module: rensa._core.Variable is rensa.Variable."""
     fix = lambda text: text.replace('rensa._core.', 'rensa.') if text else text  # noqa: E731
@@ -129,4 +162,5 @@ def setup(app):
     directives.register_directive('rensa-python-api', PythonApi)
     app.connect('autodoc-process-docstring', google_sections)
     app.connect('autodoc-process-signature', public_signature)
+    app.connect('autodoc-process-docstring', plain_bars)
     return {'parallel_read_safe': True, 'parallel_write_safe': True}
