@@ -56,19 +56,20 @@ def public_headers(source, module):
 # --- Lexing: code without comments and literals, and the comments by line.
 
 def _split_line(line, in_block):
-    """(code, comment, in_block): the code of one line with string/char literals blanked,
-    its `//` comment text (None without one), and whether a /* */ comment stays open."""
-    code, i, n = [], 0, len(line)
+    """(scan, show, comment, in_block) of one line: its code with the inside of string and char
+    literals blanked (`scan`, for finding braces and semicolons) and as written (`show`, the same
+    length), its `//` comment text (None without one), and whether a /* */ comment stays open."""
+    scan, show, i, n = [], [], 0, len(line)
     while i < n:
         if in_block:
             end = line.find('*/', i)
             if end < 0:
-                return ''.join(code), None, True
+                return ''.join(scan), ''.join(show), None, True
             i, in_block = end + 2, False
             continue
         c = line[i]
         if line.startswith('//', i):
-            return ''.join(code), line[i + 2:], False
+            return ''.join(scan), ''.join(show), line[i + 2:], False
         if line.startswith('/*', i):
             in_block, i = True, i + 2
             continue
@@ -76,12 +77,15 @@ def _split_line(line, in_block):
             j = i + 1
             while j < n and line[j] != c:
                 j += 2 if line[j] == '\\' else 1
-            code.append(c + c)
+            literal = line[i:j + 1]
+            scan.append(c + '_' * max(len(literal) - 2, 0) + (c if len(literal) > 1 else ''))
+            show.append(literal)
             i = j + 1
             continue
-        code.append(c)
+        scan.append(c)
+        show.append(c)
         i += 1
-    return ''.join(code), None, in_block
+    return ''.join(scan), ''.join(show), None, in_block
 
 
 def _comment_text(raw):
@@ -130,7 +134,7 @@ def parse(text):
     in_define = False
     skipped = ''
     for lineno, line in enumerate(lines):
-        code, raw_comment, in_block = _split_line(line, in_block)
+        code, shown, raw_comment, in_block = _split_line(line, in_block)
         stripped = code.strip()
         if in_define:
             in_define = line.rstrip().endswith('\\')
@@ -153,7 +157,7 @@ def parse(text):
                 stack[-1].access = m.group(1)
                 comment = []
                 continue
-        for ch in code:
+        for ch, shown_ch in zip(code, shown):
             if skip:
                 if ch == '{':
                     skip += 1
@@ -210,7 +214,7 @@ def parse(text):
                 if not stmt.strip() and not ch.isspace():
                     stmt_comment, stmt_line = comment, lineno
                     comment = []
-                stmt += ch
+                stmt += shown_ch
         stmt = stmt + ' ' if stmt.strip() else ''
         if not stmt and not skip:
             comment = []
