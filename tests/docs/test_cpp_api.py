@@ -35,6 +35,8 @@ public:
     Widget() = default;  // an empty widget
     // The size, in bytes.
     int size() const { return size_; }
+    // Its label; the braces in the literal open no scope.
+    std::string label = "w{x";
 
 private:
     // Not documented: private.
@@ -60,6 +62,7 @@ def test_parse_finds_the_documented_declarations():
         ('rensa', 'double frob(double x, const FrobOptions& options = {});'),
         ('rensa::Widget', 'Widget() = default;'),
         ('rensa::Widget', 'int size() const;'),
+        ('rensa::Widget', 'std::string label = "w{x";'),
     ]
     assert entries[4][2] == ['The size, in bytes.']
     assert entries[3][2] == ['an empty widget']
