@@ -122,103 +122,119 @@ class _Scope:
         return self.public and (self.kind == 'namespace' or self.access == 'public')
 
 
+class _Parser:
+    """A line-by-line reader of one header: a scope stack (namespaces, classes with their access),
+    the comment block waiting for a declaration, the statement being read, and the depth of a body
+    it skips (function bodies, enumerators, brace initialisers)."""
+
+    def __init__(self):
+        self.entries = []
+        self.stack = [_Scope('namespace', '', True)]
+        self.comment, self.stmt, self.stmt_comment, self.trailing = [], '', [], None
+        self.skip, self.skipped, self.resume_stmt = 0, '', False
+        self.in_block = self.in_define = False
+
+    def line(self, line):
+        code, shown, self.trailing, self.in_block = _split_line(line, self.in_block)
+        if self.in_define:
+            self.in_define = line.rstrip().endswith('\\')
+            return
+        if not self.skip and not self.stmt and self.between_statements(line, code.strip()):
+            return
+        for ch, shown_ch in zip(code, shown):
+            if self.skip:
+                self.skip_char(ch)
+            elif ch == '{':
+                self.open_brace()
+            elif ch == '}':
+                if len(self.stack) > 1:
+                    self.stack.pop()
+                self.stmt, self.stmt_comment = '', []
+            elif ch == ';':
+                self.add(' '.join(self.stmt.split()) + ';')
+                self.stmt, self.stmt_comment = '', []
+            else:
+                if not self.stmt.strip() and not ch.isspace():
+                    self.stmt_comment, self.comment = self.comment, []
+                self.stmt += shown_ch
+        self.stmt = self.stmt + ' ' if self.stmt.strip() else ''
+        if not self.stmt and not self.skip:
+            self.comment = []
+
+    def between_statements(self, line, stripped):
+        """Comment lines, blank lines, preprocessor lines and access specifiers; True when taken."""
+        if not stripped:
+            if self.trailing is not None:
+                self.comment.append(_comment_text(self.trailing.rstrip()))
+            else:
+                self.comment = []
+            return True
+        if stripped.startswith('#'):
+            if stripped.startswith('#define') and self.comment and self.stack[-1].documented():
+                self.entries.append((_scope_name(self.stack), stripped.rstrip('\\').rstrip(), self.comment))
+            self.in_define = line.rstrip().endswith('\\')
+            self.comment = []
+            return True
+        m = _ACCESS.match(stripped)
+        if m and self.stack[-1].kind == 'class':
+            self.stack[-1].access = m.group(1)
+            self.comment = []
+            return True
+        return False
+
+    def skip_char(self, ch):
+        if ch == '{':
+            self.skip += 1
+        elif ch == '}':
+            self.skip -= 1
+            if self.skip == 0 and self.resume_stmt:
+                self.stmt += '{}' if not self.skipped.strip() else '{...}'
+                self.resume_stmt = False
+        else:
+            self.skipped += ch
+
+    def open_brace(self):
+        """A '{' after the statement read so far: a namespace, a class, an enum, a function body
+        or a brace initialiser."""
+        self.skipped = ''
+        head = ' '.join(self.stmt.split())
+        ns, ty = _NAMESPACE.match(head), _TYPE_HEAD.match(head)
+        if ns or head.startswith('extern "'):
+            name = ns.group(2) if ns else ''
+            public = self.stack[-1].public and (not ns or name not in ('detail', ''))
+            self.stack.append(_Scope('namespace', name, public))
+        elif ty and '(' not in head[ty.end():].split(':')[0]:
+            documented = self.stack[-1].documented()
+            self.add(head, definition=True)
+            if ty.group(2).startswith('enum'):
+                self.skip = 1
+            else:
+                default = 'private' if ty.group(2) == 'class' else 'public'
+                self.stack.append(_Scope('class', ty.group(4), documented, default))
+        elif '(' in head and not head.endswith('='):
+            self.add(head + ';')
+            self.skip = 1
+        else:  # a brace initialiser (`Shape s{1, 2};`, `= {...}`): the statement goes on after it
+            self.skip, self.resume_stmt = 1, True
+            return
+        self.stmt, self.stmt_comment, self.comment = '', [], []
+
+    def add(self, decl, definition=False):
+        """Records `decl` when it is documented: a public scope and a comment above or behind it
+        (a class definition's head is never a forward declaration)."""
+        comment = self.stmt_comment or ([_comment_text(self.trailing.strip())] if self.trailing is not None else [])
+        noise = not definition and _is_noise(decl.rstrip(';'))
+        if decl.strip(' ;') and comment and self.stack[-1].documented() and not noise:
+            self.entries.append((_scope_name(self.stack), decl, comment))
+
+
 def parse(text):
     """(file comment lines, [(scope, declaration, comment lines)]) of one header's text."""
     lines = text.splitlines()
-    entries = []
-    stack = [_Scope('namespace', '', True)]
-    comment, stmt, stmt_comment, stmt_line = [], '', [], 0
-    skip = 0  # depth inside a body that is not documented (function bodies, enumerators, ...)
-    resume_stmt = False  # a brace initialiser: the statement goes on after its closing brace
-    in_block = False
-    in_define = False
-    skipped = ''
-    for lineno, line in enumerate(lines):
-        code, shown, raw_comment, in_block = _split_line(line, in_block)
-        stripped = code.strip()
-        if in_define:
-            in_define = line.rstrip().endswith('\\')
-            continue
-        if not skip and not stmt:
-            if not stripped:
-                if raw_comment is not None:
-                    comment.append(_comment_text(raw_comment.rstrip()))
-                else:
-                    comment = []
-                continue
-            if stripped.startswith('#'):
-                if stripped.startswith('#define') and comment and stack[-1].documented():
-                    entries.append((_scope_name(stack), stripped.rstrip('\\').rstrip(), comment))
-                in_define = line.rstrip().endswith('\\')
-                comment = []
-                continue
-            m = _ACCESS.match(stripped)
-            if m and stack[-1].kind == 'class':
-                stack[-1].access = m.group(1)
-                comment = []
-                continue
-        for ch, shown_ch in zip(code, shown):
-            if skip:
-                if ch == '{':
-                    skip += 1
-                elif ch == '}':
-                    skip -= 1
-                    if skip == 0 and resume_stmt:
-                        stmt += '{}' if not skipped.strip() else '{...}'
-                        resume_stmt = False
-                else:
-                    skipped += ch
-                continue
-            if ch == '{':
-                skipped = ''
-                head = ' '.join(stmt.split())
-                scope_doc = stack[-1].documented()
-                ns = _NAMESPACE.match(head)
-                ty = _TYPE_HEAD.match(head)
-                if ns or head.startswith('extern "'):
-                    name = ns.group(2) if ns else ''
-                    public = stack[-1].public and name != 'detail' and not (ns and name == '')
-                    if not ns:
-                        public = stack[-1].public
-                    stack.append(_Scope('namespace', name, public))
-                elif ty and '(' not in head[ty.end():].split(':')[0]:
-                    if scope_doc and (stmt_comment or raw_comment):
-                        entries.append((_scope_name(stack), head, stmt_comment or [_comment_text(raw_comment.strip())]))
-                    if ty.group(2).startswith('enum'):
-                        skip, resume_stmt = 1, False
-                    else:
-                        default = 'private' if ty.group(2) == 'class' else 'public'
-                        stack.append(_Scope('class', ty.group(4), scope_doc, default))
-                elif '(' in head and not head.rstrip().endswith('='):
-                    if scope_doc and (stmt_comment or raw_comment) and not _is_noise(head):
-                        entries.append((_scope_name(stack), head + ';', stmt_comment or
-                                        [_comment_text(raw_comment.strip())]))
-                    skip, resume_stmt = 1, False
-                    stmt, stmt_comment = '', []
-                    continue
-                else:  # a brace initialiser (`Shape s{1, 2};`, `= {...}`)
-                    skip, resume_stmt = 1, True
-                    continue
-                stmt, stmt_comment = '', []
-                comment = []
-            elif ch == '}':
-                if len(stack) > 1:
-                    stack.pop()
-                stmt, stmt_comment = '', []
-            elif ch == ';':
-                head = ' '.join(stmt.split())
-                if head and stack[-1].documented() and (stmt_comment or raw_comment) and not _is_noise(head):
-                    entries.append((_scope_name(stack), head + ';', stmt_comment or [_comment_text(raw_comment.strip())]))
-                stmt, stmt_comment = '', []
-            else:
-                if not stmt.strip() and not ch.isspace():
-                    stmt_comment, stmt_line = comment, lineno
-                    comment = []
-                stmt += shown_ch
-        stmt = stmt + ' ' if stmt.strip() else ''
-        if not stmt and not skip:
-            comment = []
-    return file_comment(lines), entries
+    parser = _Parser()
+    for line in lines:
+        parser.line(line)
+    return file_comment(lines), parser.entries
 
 
 def _is_noise(head):
