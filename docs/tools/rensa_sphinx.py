@@ -53,45 +53,60 @@ def public_modules():
         parts = info.name.split('.')[1:]
         if any(p.startswith('_') or p.startswith('lib') for p in parts):
             continue
-        out.append(importlib.import_module(info.name))
+        module = importlib.import_module(info.name)
+        if all(module is not m for m in out):  # rensa.backends.cuda is rensa.cuda
+            out.append(module)
     return out
 
 
 def public_callables(modules):
-    """[(module, [(name, object)])]: each public callable once, under the first module that
-    exports it (its __all__, else its public names), leaving out re-exports from outside rensa."""
-    seen, out = set(), []
+    """[(module, [(name, object)], [(name, where documented)])]: each public callable once, under
+    the first module that exports it (its __all__, else its public names), leaving out re-exports
+    from outside rensa; a module's names documented under an earlier module are its aliases."""
+    documented, out = {}, []
     for mod in modules:
         names = getattr(mod, '__all__', None) or [n for n in dir(mod) if not n.startswith('_')]
-        entries = []
+        entries, aliases = [], []
         for name in names:
             obj = getattr(mod, name, None)
-            if inspect.ismodule(obj) or not callable(obj) or id(obj) in seen:
+            if inspect.ismodule(obj) or not callable(obj):
                 continue
             if not (getattr(obj, '__module__', '') or '').startswith('rensa'):
                 continue
-            seen.add(id(obj))
+            if id(obj) in documented:
+                aliases.append((name, documented[id(obj)]))
+                continue
+            documented[id(obj)] = '%s.%s' % (mod.__name__, name)
             entries.append((name, obj))
-        out.append((mod, entries))
+        out.append((mod, entries, aliases))
     return out
 
 
+def _entry_rst(full, obj):
+    if inspect.isclass(obj):
+        kind = 'autoexception' if issubclass(obj, BaseException) else 'autoclass'
+        return ['.. %s:: %s' % (kind, full), '   :members:', '   :undoc-members:', '']
+    if inspect.isroutine(obj):
+        return ['.. autofunction:: ' + full, '']
+    return ['.. autodata:: ' + full, '   :annotation:', '']
+
+
 def python_api_rst():
+    """One section per public module: its docstring, the names it exports that no earlier module
+    documented, and links to those documented elsewhere (``rensa.reporter.Reporter`` is
+    ``rensa.Reporter``). Submodules below the first level appear only with names of their own."""
     lines = []
-    for mod, entries in public_callables(public_modules()):
-        if mod.__name__ != 'rensa' and not entries:
-            continue  # an implementation module whose names its package already shows
+    for mod, entries, aliases in public_callables(public_modules()):
         title = mod.__name__
+        top_level = title.count('.') <= 1 or hasattr(mod, '__path__')
+        if not entries and not top_level:
+            continue  # an implementation module whose names its package already shows
         lines += [title, '-' * len(title), '', '.. automodule:: ' + title, '']
+        if aliases:
+            links = ', '.join(':py:obj:`%s <%s>`' % (name, where) for name, where in sorted(aliases))
+            lines += ['Also exported here, documented where first exported: %s.' % links, '']
         for name, obj in sorted(entries, key=lambda e: (not inspect.isclass(e[1]), e[0].lower())):
-            full = '%s.%s' % (title, name)
-            if inspect.isclass(obj):
-                kind = 'autoexception' if issubclass(obj, BaseException) else 'autoclass'
-                lines += ['.. %s:: %s' % (kind, full), '   :members:', '   :undoc-members:', '']
-            elif inspect.isroutine(obj):
-                lines += ['.. autofunction:: ' + full, '']
-            else:
-                lines += ['.. autodata:: ' + full, '   :annotation:', '']
+            lines += _entry_rst('%s.%s' % (title, name), obj)
     return '\n'.join(lines) + '\n'
 
 

@@ -46,5 +46,6 @@ def test_public_callables_once_under_the_first_module():
 
     g.__module__ = 'rensa.b'
     second.g = g
-    got = [(m.__name__, [n for n, _ in entries]) for m, entries in rensa_sphinx.public_callables([first, second])]
-    assert got == [('rensa.a', ['C', 'f']), ('rensa.b', ['g'])]
+    got = [(m.__name__, [n for n, _ in entries], aliases)
+           for m, entries, aliases in rensa_sphinx.public_callables([first, second])]
+    assert got == [('rensa.a', ['C', 'f'], []), ('rensa.b', ['g'], [('f', 'rensa.a.f')])]
