@@ -26,6 +26,12 @@ public:
     // `in_data` are the input arrays.
     virtual void forward_preprocess(const FunctionNode& /*function*/, const std::vector<Array>& /*in_data*/) {}
     virtual void forward_postprocess(const FunctionNode& /*function*/, const std::vector<Array>& /*in_data*/) {}
+    // Right after forward_postprocess, with the arrays forward returned (before they are
+    // wrapped in Variables or checked: an output may be undefined here when forward is
+    // wrong, and the apply throws after the hooks). Called with or without backprop, for
+    // inputs that require grad or not. See Note [ONNX recording].
+    virtual void forward_outputs(const FunctionNode& /*function*/, const std::vector<Array>& /*in_data*/,
+                                 const std::vector<Array>& /*out_data*/) {}
     // `in_data` holds the retained inputs (undefined for the others); `grad_outputs`
     // the outputs' grads (undefined where an output got none).
     virtual void backward_preprocess(const FunctionNode& /*function*/, const std::vector<Array>& /*in_data*/,
@@ -98,6 +104,17 @@ private:
     std::ostream* os_;
 };
 
+// Note [ONNX recording]: rensa.onnx.export (python/rensa/onnx/) learns the graph of a model
+// from a hook (forward_outputs, bound as rensa._core._record_functions in
+// python/src/autograd/recorder.cc), not by walking the backward graph from the outputs:
+// export runs in no_backprop_mode, where apply links no graph at all, and even with backprop
+// a node none of whose inputs requires grad is not linked (an integer input's embed_id, a
+// model without parameters), so the backward graph may be absent or partial. The hook sees
+// every applied node in order with its input and output arrays and its attributes()
+// (FunctionNode's non-array parameters by Chainer's names); the recorder keeps those arrays
+// alive until the run ends, so a memory address names one array during the recording, and
+// the exporter tells which input is an earlier output, a graph input, a parameter, a
+// persistent or a constant the model made, by (address, shape, strides, dtype).
 namespace detail {
 // The hooks registered on the calling thread, in registration order.
 const std::vector<FunctionHook*>& function_hooks();

@@ -85,6 +85,7 @@ std::vector<Variable> FunctionNode::apply_to(const Variable* inputs, size_t n_in
     for (FunctionHook* hook : hooks) hook->forward_preprocess(*this, in_arrays);
     std::vector<Array> out_arrays = forward(in_arrays);
     for (FunctionHook* hook : hooks) hook->forward_postprocess(*this, in_arrays);
+    for (FunctionHook* hook : hooks) hook->forward_outputs(*this, in_arrays, out_arrays);
     check_forward_outputs(out_arrays);
 
     // Without a graph the outputs get no VariableNode until one is asked for (Note [Lazy

@@ -23,6 +23,8 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "autograd/variable.h"
@@ -33,6 +35,9 @@ namespace rensa {
 class FunctionNode : public std::enable_shared_from_this<FunctionNode> {
 public:
     using Indexes = std::vector<int>;
+    // One non-array parameter of a function (an axis, a stride, a slope...).
+    using AttributeValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+    using Attributes = std::vector<std::pair<std::string, AttributeValue>>;
 
     FunctionNode();
     virtual ~FunctionNode();
@@ -57,6 +62,10 @@ public:
                                            const std::vector<Variable>& grad_outputs) = 0;
     // The name in error messages, hooks and graph dumps: the class name by default.
     virtual std::string label() const;
+    // The function's non-array parameters, by Chainer's argument names (e.g. "stride",
+    // "pad", "axis"), in a fixed order: for export (rensa.onnx) and graph dumps. Empty
+    // for a function without any. See Note [ONNX recording] in autograd/function_hook.h.
+    virtual Attributes attributes() const { return {}; }
 
     // Input nodes (empty once unchained) and output nodes (expired when dropped).
     const std::vector<std::shared_ptr<VariableNode>>& inputs() const { return inputs_; }
