@@ -124,11 +124,21 @@ public:
 
 // --- Variable op Scalar and Scalar op Variable ---
 
+// The constant of a node below as its FunctionNode::attributes(): {"value", c} (an integer
+// constant stays an integer).
+FunctionNode::Attributes constant_attributes(Scalar c) {
+    if (c.kind() == ScalarKind::kFloat) return {{"value", c.to_double()}};
+    if (c.kind() == ScalarKind::kBool) return {{"value", c.to_int() != 0}};
+    return {{"value", c.to_int()}};
+}
+
 class AddConstant : public FunctionNode {
 public:
     explicit AddConstant(Scalar c) : c_{c} {}
     std::vector<Array> forward(const std::vector<Array>& xs) override { return {ops::add(xs[0], c_)}; }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override { return {gys[0]}; }
+
+    Attributes attributes() const override { return constant_attributes(c_); }
 
 private:
     Scalar c_;
@@ -140,6 +150,8 @@ public:
     std::vector<Array> forward(const std::vector<Array>& xs) override { return {ops::subtract(xs[0], c_)}; }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override { return {gys[0]}; }
 
+    Attributes attributes() const override { return constant_attributes(c_); }
+
 private:
     Scalar c_;
 };
@@ -149,6 +161,8 @@ public:
     explicit SubFromConstant(Scalar c) : c_{c} {}
     std::vector<Array> forward(const std::vector<Array>& xs) override { return {ops::subtract(c_, xs[0])}; }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override { return {-gys[0]}; }
+
+    Attributes attributes() const override { return constant_attributes(c_); }
 
 private:
     Scalar c_;
@@ -160,6 +174,8 @@ public:
     std::vector<Array> forward(const std::vector<Array>& xs) override { return {ops::multiply(xs[0], c_)}; }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override { return {gys[0] * c_}; }
 
+    Attributes attributes() const override { return constant_attributes(c_); }
+
 private:
     Scalar c_;
 };
@@ -169,6 +185,8 @@ public:
     explicit DivByConstant(Scalar c) : c_{c} {}
     std::vector<Array> forward(const std::vector<Array>& xs) override { return {ops::divide(xs[0], c_)}; }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override { return {gys[0] / c_}; }
+
+    Attributes attributes() const override { return constant_attributes(c_); }
 
 private:
     Scalar c_;
@@ -185,6 +203,8 @@ public:
         const Variable x = retained_input(0);
         return {gys[0] * -c_.to_double() / (x * x)};
     }
+
+    Attributes attributes() const override { return constant_attributes(c_); }
 
 private:
     Scalar c_;
@@ -203,6 +223,8 @@ public:
         return {gys[0] * c_ * pow(retained_input(0), c_minus_1)};
     }
 
+    Attributes attributes() const override { return constant_attributes(c_); }
+
 private:
     Scalar c_;
 };
@@ -217,6 +239,8 @@ public:
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
         return {gys[0] * retained_output(0) * std::log(c_.to_double())};
     }
+
+    Attributes attributes() const override { return constant_attributes(c_); }
 
 private:
     Scalar c_;

@@ -36,6 +36,8 @@ public:
         return {sum_to(gys[0], input_shape(0))};
     }
 
+    Attributes attributes() const override { return {{"shape", std::vector<int64_t>(shape_.begin(), shape_.end())}}; }
+
 private:
     Shape shape_;
 };
@@ -47,6 +49,8 @@ public:
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
         return {broadcast_to(gys[0], input_shape(0))};
     }
+
+    Attributes attributes() const override { return {{"shape", std::vector<int64_t>(shape_.begin(), shape_.end())}}; }
 
 private:
     Shape shape_;
@@ -70,6 +74,13 @@ public:
         return {broadcast_to(gy, x_shape)};
     }
 
+    Attributes attributes() const override {
+        Attributes a;
+        if (axes_) a.emplace_back("axis", std::vector<int64_t>((*axes_).begin(), (*axes_).end()));
+        a.emplace_back("keepdims", keepdims_);
+        return a;
+    }
+
 private:
     std::optional<Axes> axes_;
     bool keepdims_;
@@ -82,6 +93,8 @@ public:
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override {
         return {reshape(gys[0], input_shape(0))};
     }
+
+    Attributes attributes() const override { return {{"shape", std::vector<int64_t>(shape_.begin(), shape_.end())}}; }
 
 private:
     Shape shape_;

@@ -23,6 +23,7 @@ public:
         return {gys[0] * constant(mask)};
     }
     std::string label() const override { return "ClippedReLU"; }
+    Attributes attributes() const override { return {{"z", z_}}; }
 
 private:
     double z_;

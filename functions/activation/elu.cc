@@ -29,6 +29,7 @@ public:
         return {gys[0] * (constant(pos) + alpha_ * neg * exp(x * neg))};
     }
     std::string label() const override { return "ELU"; }
+    Attributes attributes() const override { return {{"alpha", alpha_}}; }
 
 private:
     double alpha_;

@@ -23,6 +23,7 @@ public:
         return {gys[0] * constant(mask)};
     }
     std::string label() const override { return "LeakyReLU"; }
+    Attributes attributes() const override { return {{"slope", slope_}}; }
 
 private:
     double slope_;

@@ -26,6 +26,7 @@ public:
     }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override;
     std::string label() const override { return "Concat"; }
+    Attributes attributes() const override { return {{"axis", int64_t{axis_}}}; }
 
 private:
     int axis_;
@@ -57,6 +58,12 @@ public:
         return std::make_shared<ConcatAxis>(axis_)->apply(parts);
     }
     std::string label() const override { return "SplitAxis"; }
+    // The cut points, as split_axis's indices_or_sections.
+    Attributes attributes() const override {
+        std::vector<int64_t> indices;
+        for (size_t k = 0, at = 0; k + 1 < sizes_.size(); ++k) indices.push_back(static_cast<int64_t>(at += sizes_[k]));
+        return {{"indices_or_sections", std::move(indices)}, {"axis", int64_t{axis_}}};
+    }
 
 private:
     int axis_;

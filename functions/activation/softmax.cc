@@ -24,6 +24,7 @@ public:
         return {ygy - y * sum(ygy, Axes{axis_}, true)};
     }
     std::string label() const override { return "Softmax"; }
+    Attributes attributes() const override { return {{"axis", int64_t{axis_}}}; }
 
 private:
     int axis_;
@@ -42,6 +43,7 @@ public:
         return {gys[0] - exp(y) * sum(gys[0], Axes{axis_}, true)};
     }
     std::string label() const override { return "LogSoftmax"; }
+    Attributes attributes() const override { return {{"axis", int64_t{axis_}}}; }
 
 private:
     int axis_;

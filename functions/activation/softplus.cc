@@ -22,6 +22,7 @@ public:
         return {gys[0] * sigmoid(beta_ * retained_input(0))};
     }
     std::string label() const override { return "Softplus"; }
+    Attributes attributes() const override { return {{"beta", beta_}}; }
 
 private:
     double beta_;

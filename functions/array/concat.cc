@@ -25,6 +25,7 @@ public:
         return split_axis(gys[0], indices, axis_);
     }
     std::string label() const override { return "Concat"; }
+    Attributes attributes() const override { return {{"axis", int64_t{axis_}}}; }
 
 private:
     int axis_;

@@ -33,6 +33,7 @@ public:
         return {concat(filled(gys, input_dtype(0), inputs()[0]->device(), shapes_), axis_)};
     }
     std::string label() const override { return "SplitAxis"; }
+    Attributes attributes() const override { return {{"indices_or_sections", indices_}, {"axis", int64_t{axis_}}}; }
 
 private:
     std::vector<int64_t> indices_;
@@ -60,6 +61,7 @@ public:
         return {stack(filled(gys, input_dtype(0), inputs()[0]->device(), shapes), axis_)};
     }
     std::string label() const override { return "Separate"; }
+    Attributes attributes() const override { return {{"axis", int64_t{axis_}}}; }
 
 private:
     int axis_;

@@ -22,6 +22,7 @@ public:
         return {transpose(gys[0], inverse)};
     }
     std::string label() const override { return "Transpose"; }
+    Attributes attributes() const override { return {{"axes", std::vector<int64_t>(axes_.begin(), axes_.end())}}; }
 
 private:
     Axes axes_;
@@ -35,6 +36,7 @@ public:
         return {flip(gys[0], axis_)};
     }
     std::string label() const override { return "Flip"; }
+    Attributes attributes() const override { return {{"axis", int64_t{axis_}}}; }
 
 private:
     int axis_;

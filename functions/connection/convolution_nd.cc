@@ -22,6 +22,16 @@ using ops::ConvolutionParams;
 
 Shape spatial(const Shape& shape) { return Shape(shape.begin() + 2, shape.end()); }
 
+// The convolution nodes' FunctionNode::attributes(), by Chainer's argument names.
+FunctionNode::Attributes convolution_attributes(const ConvolutionParams& p) {
+    using Ints = std::vector<int64_t>;
+    return {{"stride", Ints(p.stride.begin(), p.stride.end())},
+            {"pad", Ints(p.pad.begin(), p.pad.end())},
+            {"dilate", Ints(p.dilate.begin(), p.dilate.end())},
+            {"groups", p.groups},
+            {"cover_all", p.cover_all}};
+}
+
 // Axes 0, 2, 3, ...: what the bias gradient sums over.
 Axes bias_axes(int ndim) {
     Axes axes{0};
@@ -60,6 +70,7 @@ public:
         return gxs;
     }
     std::string label() const override { return "ConvolutionND"; }
+    Attributes attributes() const override { return convolution_attributes(p_); }
 
 private:
     ConvolutionParams p_;
@@ -88,6 +99,11 @@ public:
         return gxs;
     }
     std::string label() const override { return "DeconvolutionND"; }
+    Attributes attributes() const override {
+        Attributes a = convolution_attributes(p_);
+        a.emplace_back("outsize", std::vector<int64_t>(outsize_.begin(), outsize_.end()));
+        return a;
+    }
 
 private:
     ConvolutionParams p_;

@@ -76,7 +76,8 @@ Array scatter_rows(const Array& gy, const PreparedIds& p, const Shape& w_shape) 
 // gW from gy: input (gy); its backward gathers ggW at the same ids.
 class EmbedIDGrad : public FunctionNode {
 public:
-    EmbedIDGrad(PreparedIds ids, Shape w_shape) : ids_{std::move(ids)}, w_shape_{w_shape} {}
+    EmbedIDGrad(PreparedIds ids, std::optional<int64_t> ignore_label, Shape w_shape)
+        : ids_{std::move(ids)}, ignore_label_{ignore_label}, w_shape_{w_shape} {}
     std::vector<Array> forward(const std::vector<Array>& gys) override {
         return {scatter_rows(gys[0], ids_, w_shape_)};
     }
@@ -85,32 +86,40 @@ public:
 
 private:
     PreparedIds ids_;
+    std::optional<int64_t> ignore_label_;
     Shape w_shape_;
 };
 
 // y = W[x]: inputs (x, W); x gets no gradient.
 class EmbedIDFunction : public FunctionNode {
 public:
-    explicit EmbedIDFunction(PreparedIds ids) : ids_{std::move(ids)} {}
+    EmbedIDFunction(PreparedIds ids, std::optional<int64_t> ignore_label)
+        : ids_{std::move(ids)}, ignore_label_{ignore_label} {}
     std::vector<Array> forward(const std::vector<Array>& xs) override { return {gather_rows(xs[1], ids_)}; }
     std::vector<Variable> backward(const Indexes& indexes, const std::vector<Variable>& gys) override {
         std::vector<Variable> out;
         for (int i : indexes) {
-            out.push_back(i == 1 ? std::make_shared<EmbedIDGrad>(ids_, input_shape(1))->apply({gys[0]})[0]
-                                 : Variable());
+            out.push_back(i == 1
+                              ? std::make_shared<EmbedIDGrad>(ids_, ignore_label_, input_shape(1))->apply({gys[0]})[0]
+                              : Variable());
         }
         return out;
     }
     std::string label() const override { return "EmbedIDFunction"; }
+    Attributes attributes() const override {
+        if (!ignore_label_) return {};
+        return {{"ignore_label", *ignore_label_}};
+    }
 
 private:
     PreparedIds ids_;
+    std::optional<int64_t> ignore_label_;
 };
 
 std::vector<Variable> EmbedIDGrad::backward(const Indexes&, const std::vector<Variable>& ggs) {
     // ggy = ggW[ids]: the same gather with ids held constant (EmbedIDFunction's x input).
     const Variable ids(ids_.ids, false);
-    return {std::make_shared<EmbedIDFunction>(ids_)->apply({ids, ggs[0]})[0]};
+    return {std::make_shared<EmbedIDFunction>(ids_, ignore_label_)->apply({ids, ggs[0]})[0]};
 }
 
 }  // namespace
@@ -121,7 +130,7 @@ Variable embed_id(const Variable& x, const Variable& W, std::optional<int64_t> i
     expect_ndim(W, 2, "embed_id", "W");
     check_ids(x.array(), W.shape()[0], ignore_label);
     PreparedIds ids = prepare(x.array(), ignore_label);
-    return std::make_shared<EmbedIDFunction>(std::move(ids))->apply({x, W})[0];
+    return std::make_shared<EmbedIDFunction>(std::move(ids), ignore_label)->apply({x, W})[0];
 }
 
 }  // namespace rensa::functions

@@ -39,6 +39,12 @@ public:
         return {masked(broadcast_to(reshape(gys[0], kept), x_shape), mask)};
     }
     std::string label() const override { return is_max_ ? "Max" : "Min"; }
+    Attributes attributes() const override {
+        Attributes a;
+        if (axes_) a.emplace_back("axis", std::vector<int64_t>((*axes_).begin(), (*axes_).end()));
+        a.emplace_back("keepdims", keepdims_);
+        return a;
+    }
 
 private:
     bool is_max_;
@@ -83,6 +89,7 @@ public:
         return {masked(gys[0], ops::logical_and(ops::greater_equal(x, lo_), ops::less_equal(x, hi_)))};
     }
     std::string label() const override { return "Clip"; }
+    Attributes attributes() const override { return {{"x_min", lo_}, {"x_max", hi_}}; }
 
 private:
     double lo_, hi_;

@@ -41,6 +41,7 @@ public:
         return gxs;
     }
     std::string label() const override { return "MatMul"; }
+    Attributes attributes() const override { return {{"transa", transa_}, {"transb", transb_}}; }
 
 private:
     bool transa_, transb_;

@@ -135,6 +135,11 @@ public:
         return grad->apply({retained_input(0), retained_input(1), gys[0]});
     }
     std::string label() const override { return "BatchNormalization"; }
+    Attributes attributes() const override {
+        return {{"eps", options_.eps},
+                {"axis", std::vector<int64_t>(g_.axes.begin(), g_.axes.end())},
+                {"decay", options_.decay}};
+    }
 
 private:
     // Chainer's update: the running variance takes the unbiased batch variance.
@@ -167,6 +172,9 @@ public:
     }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override;
     std::string label() const override { return "FixedBatchNormalization"; }
+    Attributes attributes() const override {
+        return {{"eps", eps_}, {"axis", std::vector<int64_t>(g_.axes.begin(), g_.axes.end())}};
+    }
 
 private:
     ChannelGeometry g_;

@@ -30,6 +30,7 @@ public:
     }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override;
     std::string label() const override { return "LayerNormalization"; }
+    Attributes attributes() const override { return {{"eps", eps_}}; }
 
 private:
     double eps_;

@@ -21,6 +21,11 @@ public:
         return {detail::average_pool_grad(gys[0], input_shape(0), params_, exclude_pad_)};
     }
     std::string label() const override { return "AveragePooling"; }
+    Attributes attributes() const override {
+        Attributes a = detail::pooling_attributes(params_);
+        a.emplace_back("exclude_pad", exclude_pad_);  // Chainer's pad_value=None
+        return a;
+    }
 
 private:
     ops::PoolParams params_;

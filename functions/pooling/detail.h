@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "autograd/function_node.h"
 #include "autograd/variable.h"
 #include "core/ops/pooling.h"
 #include "functions/pooling.h"
@@ -27,5 +28,14 @@ ops::PoolParams pool_params(const Variable& x, int spatial, const PoolingSize& k
 [[nodiscard]] Variable average_pool(const Variable& x, const ops::PoolParams& params, bool exclude_pad);
 [[nodiscard]] Variable average_pool_grad(const Variable& gy, const Shape& x_shape, const ops::PoolParams& params,
                                          bool exclude_pad);
+
+// The pooling nodes' FunctionNode::attributes(): ksize, stride, pad, cover_all.
+inline FunctionNode::Attributes pooling_attributes(const ops::PoolParams& p) {
+    using Ints = std::vector<int64_t>;
+    return {{"ksize", Ints(p.ksize.begin(), p.ksize.end())},
+            {"stride", Ints(p.stride.begin(), p.stride.end())},
+            {"pad", Ints(p.pad.begin(), p.pad.end())},
+            {"cover_all", p.cover_all}};
+}
 
 }  // namespace rensa::functions::detail

@@ -25,6 +25,7 @@ public:
         return {detail::max_pool_scatter(gys[0], indices_, input_shape(0), params_)};
     }
     std::string label() const override { return "MaxPooling"; }
+    Attributes attributes() const override { return detail::pooling_attributes(params_); }
     const Array& indices() const { return indices_; }
 
 private:
