@@ -8,5 +8,6 @@ void bind_autograd(py::module_& m) {
     bind_backprop(m);
     bind_hooks_and_graph(m);
     bind_gradient_check(m);
+    bind_recorder(m);
 }
 }  // namespace rensa::python
