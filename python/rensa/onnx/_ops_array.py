@@ -1,0 +1,79 @@
+"""Converters of the array-manipulation functions (private to rensa.onnx): reshape,
+broadcast, transpose, concat, split, flip, casts, where. See _ops_math for the signature.
+"""
+from rensa.onnx._graph import tensor_type
+
+_INT64_MAX = 2 ** 63 - 1
+
+
+def reshape_target(in_shape, out_shape):
+    """The Reshape target of ``in_shape`` -> ``out_shape`` with the leading (batch) dimension
+    not baked in: 0 (copy the input's) where it is the input's leading length, else -1.
+    See Note [ONNX dynamic batch] in python/rensa/onnx/_export.py.
+    """
+    target = list(out_shape)
+    if not target or not in_shape or 0 in in_shape or 0 in target:
+        return target
+    target[0] = 0 if target[0] == in_shape[0] else -1
+    return target
+
+
+def _reshape(g, record, xs):
+    in_shape = tuple(record['inputs'][0].shape)
+    return [g.reshape(xs[0], reshape_target(in_shape, record['attributes']['shape']))]
+
+
+def _broadcast_to(g, record, xs):
+    # Expand broadcasts both ways: 1 keeps an input length (so a batch length is not baked in).
+    in_shape, shape = tuple(record['inputs'][0].shape), list(record['attributes']['shape'])
+    lead = len(shape) - len(in_shape)
+    for i, n in enumerate(in_shape):
+        if n == shape[lead + i]:
+            shape[lead + i] = 1
+    return [g.op1('Expand', [xs[0], g.ints(shape)])]
+
+
+def _transpose(g, record, xs):
+    return [g.op1('Transpose', [xs[0]], perm=[int(a) for a in record['attributes']['axes']])]
+
+
+def _concat(g, record, xs):
+    ndim = record['outputs'][0].ndim
+    return [g.op1('Concat', list(xs), axis=int(record['attributes']['axis']) % ndim)]
+
+
+def _split_axis(g, record, xs):
+    a = record['attributes']
+    x = record['inputs'][0]
+    axis = int(a['axis']) % x.ndim
+    sizes = [int(y.shape[axis]) for y in record['outputs']]
+    return g.op('Split', [xs[0], g.ints(sizes, 'split')], n_outputs=len(sizes), axis=axis)
+
+
+def _separate(g, record, xs):
+    x = record['inputs'][0]
+    axis = int(record['attributes']['axis']) % x.ndim
+    n = int(x.shape[axis])
+    parts = g.op('Split', [xs[0], g.ints([1] * n, 'split')], n_outputs=n, axis=axis)
+    return [g.squeeze(p, [axis]) for p in parts]
+
+
+def _flip(g, record, xs):
+    axis = int(record['attributes']['axis']) % record['inputs'][0].ndim
+    return [g.op1('Slice', [xs[0], g.ints([-1], 'starts'), g.ints([-_INT64_MAX], 'ends'), g.ints([axis], 'axes'),
+                            g.ints([-1], 'steps')])]
+
+
+def _cast(g, record, xs):
+    return [g.op1('Cast', [xs[0]], to=tensor_type(record['outputs'][0].dtype))]
+
+
+def _where(g, record, xs):
+    return [g.op1('Where', list(xs))]
+
+
+CONVERTERS = {
+    'Reshape': _reshape, 'BroadcastTo': _broadcast_to, 'Transpose': _transpose, 'Concat': _concat,
+    'SplitAxis': _split_axis, 'Separate': _separate, 'Flip': _flip, 'Cast': _cast, 'AsType': _cast,
+    'Where': _where,
+}
