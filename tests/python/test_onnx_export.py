@@ -209,6 +209,12 @@ def test_unmappable_function_is_named():
     assert 'LinearFunction' in rensa.onnx.supported_functions()
 
 
+def test_unmappable_attribute_is_named():
+    W = rensa.Variable(rand(2, 3, 2, 2))
+    with pytest.raises(rensa.onnx.UnsupportedFunctionError, match=r'ConvolutionND .*float32\(1, 3, 5, 5\).*cover_all'):
+        rensa.onnx.export(lambda x: F.convolution_2d(x, W, cover_all=True), rand(1, 3, 5, 5))
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match='opset_version 12'):
         rensa.onnx.export(MLP(), rand(1, 12), opset_version=12)

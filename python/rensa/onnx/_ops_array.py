@@ -1,5 +1,6 @@
 """Converters of the array-manipulation functions (private to rensa.onnx): reshape,
-broadcast, transpose, concat, split, flip, casts, where. See _ops_math for the signature.
+broadcast, transpose, concat, split, flip, casts. See _ops_math for the signature. where is
+not mapped: its node holds the condition (not an input), so the record lacks it.
 """
 from rensa.onnx._graph import tensor_type
 
@@ -68,12 +69,7 @@ def _cast(g, record, xs):
     return [g.op1('Cast', [xs[0]], to=tensor_type(record['outputs'][0].dtype))]
 
 
-def _where(g, record, xs):
-    return [g.op1('Where', list(xs))]
-
-
 CONVERTERS = {
     'Reshape': _reshape, 'BroadcastTo': _broadcast_to, 'Transpose': _transpose, 'Concat': _concat,
     'SplitAxis': _split_axis, 'Separate': _separate, 'Flip': _flip, 'Cast': _cast, 'AsType': _cast,
-    'Where': _where,
 }
