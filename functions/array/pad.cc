@@ -40,6 +40,21 @@ public:
         return {get_item(gys[0], interior)};
     }
     std::string label() const override { return "Pad"; }
+    // pad_width flattened (before_0, after_0, before_1, ...), mode, and the keywords given.
+    Attributes attributes() const override {
+        std::vector<int64_t> widths;
+        for (const auto& [before, after] : pad_width_) widths.insert(widths.end(), {before, after});
+        Attributes a{{"pad_width", std::move(widths)}, {"mode", mode_}};
+        if (value_) a.emplace_back("constant_values", value_->to_double());
+        if (options_.constant_values) {
+            std::vector<double> values;
+            for (const auto& [before, after] : *options_.constant_values) values.insert(values.end(), {before, after});
+            a.emplace_back("constant_values", std::move(values));
+        }
+        if (options_.reflect_type) a.emplace_back("reflect_type", *options_.reflect_type);
+        if (options_.end_values || options_.stat_length) a.emplace_back("other_keywords", true);
+        return a;
+    }
 
 private:
     PadWidth pad_width_;  // one pair per axis

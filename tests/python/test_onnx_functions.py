@@ -46,8 +46,15 @@ CASES = {
                                        rand(4, 1)),
     'cast_min_max': (lambda x: F.min(F.cast(F.cast(x * 2.0, np.float64), np.float32), axis=0)
                      + F.max(x, axis=0, keepdims=True), rand(3, 4)),
+    'pad_modes': (lambda x: F.pad(x, ((0, 1), (2, 1)), 'constant', constant_values=1.5)
+                  + F.pad(x, ((1, 0), (1, 2)), 'edge') + F.pad(x, ((0, 1), (2, 1)), 'reflect'), rand(3, 4)),
     'log_softmax_axis0': (lambda x: F.log_softmax(x, axis=0), rand(3, 4)),
 }
+
+
+def test_pad_mode_without_onnx_equivalent_is_named():
+    with pytest.raises(rensa.onnx.UnsupportedFunctionError, match=r"Pad .*mode 'symmetric'"):
+        rensa.onnx.export(lambda x: F.pad(x, 1, 'symmetric'), rensa.Variable(rand(2, 3)))
 
 
 @pytest.mark.parametrize('name', sorted(CASES))

@@ -146,7 +146,7 @@ def build_model(model, inputs, result, records, opset, input_names, output_names
         xs = [input_name(x) for x in record['inputs']]
         try:
             ys = convert(g, record, xs)
-        except _ops_nn.AttributeNotExportable as e:
+        except _graph.AttributeNotExportable as e:
             raise UnsupportedFunctionError('rensa.onnx.export: the function {} (inputs {}) has no ONNX mapping for '
                                            '{}'.format(record['label'], _describe(record['inputs']), e)) from None
         for y, name in zip(record['outputs'], ys):

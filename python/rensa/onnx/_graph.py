@@ -9,6 +9,10 @@ import onnx
 from onnx import helper, numpy_helper
 
 
+class AttributeNotExportable(ValueError):
+    """A function whose attribute values ONNX has no operator for (raised by a converter)."""
+
+
 class GraphBuilder:
     """Nodes, initializers and unique names of the graph being exported, and the opset."""
 

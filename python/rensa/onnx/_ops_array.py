@@ -1,8 +1,8 @@
 """Converters of the array-manipulation functions (private to rensa.onnx): reshape,
-broadcast, transpose, concat, split, flip, casts. See _ops_math for the signature. where is
+broadcast, transpose, concat, split, flip, casts, pad. See _ops_math for the signature. where is
 not mapped: its node holds the condition (not an input), so the record lacks it.
 """
-from rensa.onnx._graph import tensor_type
+from rensa.onnx._graph import AttributeNotExportable, tensor_type
 
 _INT64_MAX = 2 ** 63 - 1
 
@@ -65,11 +65,31 @@ def _flip(g, record, xs):
                             g.ints([-1], 'steps')])]
 
 
+def _pad(g, record, xs):
+    # numpy's modes ONNX has: constant (one value), edge, reflect (even), wrap (opset 19).
+    a = record['attributes']
+    mode, widths = a['mode'], list(a['pad_width'])
+    pads = widths[0::2] + widths[1::2]  # ONNX: all begins, then all ends
+    if a.get('other_keywords') or a.get('reflect_type', 'even') != 'even':
+        raise AttributeNotExportable('mode {!r} with these keywords'.format(mode))
+    inputs = [xs[0], g.ints(pads, 'pads')]
+    if mode == 'constant':
+        values = a.get('constant_values', 0.0)
+        values = set(values) if isinstance(values, tuple) else {values}
+        if len(values) != 1:
+            raise AttributeNotExportable('constant_values {} (ONNX Pad takes one value)'.format(
+                a['constant_values']))
+        inputs.append(g.const(values.pop(), record['outputs'][0].dtype, 'constant_value'))
+    elif mode not in ('edge', 'reflect') and not (mode == 'wrap' and g.opset >= 19):
+        raise AttributeNotExportable('mode {!r} at opset {}'.format(mode, g.opset))
+    return [g.op1('Pad', inputs, mode=mode)]
+
+
 def _cast(g, record, xs):
     return [g.op1('Cast', [xs[0]], to=tensor_type(record['outputs'][0].dtype))]
 
 
 CONVERTERS = {
     'Reshape': _reshape, 'BroadcastTo': _broadcast_to, 'Transpose': _transpose, 'Concat': _concat,
-    'SplitAxis': _split_axis, 'Separate': _separate, 'Flip': _flip, 'Cast': _cast, 'AsType': _cast,
+    'SplitAxis': _split_axis, 'Separate': _separate, 'Flip': _flip, 'Cast': _cast, 'AsType': _cast, 'Pad': _pad,
 }

@@ -4,9 +4,7 @@ signature.
 """
 import numpy
 
-
-class AttributeNotExportable(ValueError):
-    """A function whose attribute values ONNX has no operator for (raised by a converter)."""
+from rensa.onnx._graph import AttributeNotExportable
 
 
 def _linear(g, record, xs):
