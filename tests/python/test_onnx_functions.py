@@ -52,20 +52,35 @@ CASES = {
 }
 
 
+def run(f, x, **kwargs):
+    """ONNX Runtime's and rensa's outputs of f exported on x (a numpy array)."""
+    # Variables in, so that `x * 3.0` is a recorded function, not numpy arithmetic.
+    model = rensa.onnx.export(f, rensa.Variable(x), **kwargs)
+    session = ort.InferenceSession(model.SerializeToString(), providers=['CPUExecutionProvider'])
+    (out,) = session.run(None, {'input_0': x})
+    with rensa.using_config('train', False), rensa.no_backprop_mode():
+        want = np.asarray(f(rensa.Variable(x)).array)
+    return out, want
+
+
+def assert_close(out, want):
+    assert out.shape == want.shape and out.dtype == want.dtype
+    scale = max(float(np.abs(want).max()), 1.0)
+    assert float(np.abs(out - want).max()) <= 1e-5 * scale
+
+
 def test_pad_mode_without_onnx_equivalent_is_named():
     with pytest.raises(rensa.onnx.UnsupportedFunctionError, match=r"Pad .*mode 'symmetric'"):
         rensa.onnx.export(lambda x: F.pad(x, 1, 'symmetric'), rensa.Variable(rand(2, 3)))
+    with pytest.raises(rensa.onnx.UnsupportedFunctionError, match=r"Pad .*mode 'wrap' at opset 18"):
+        rensa.onnx.export(lambda x: F.pad(x, 1, 'wrap'), rensa.Variable(rand(2, 3)), opset_version=18)
+
+
+def test_pad_wrap_at_opset_19():
+    assert_close(*run(lambda x: F.pad(x, ((1, 2), (2, 1)), 'wrap'), rand(3, 4), opset_version=19))
 
 
 @pytest.mark.parametrize('name', sorted(CASES))
 def test_function(name):
     f, x = CASES[name]
-    # Variables in, so that `x * 3.0` is a recorded function, not numpy arithmetic.
-    model = rensa.onnx.export(f, rensa.Variable(x))
-    session = ort.InferenceSession(model.SerializeToString(), providers=['CPUExecutionProvider'])
-    (out,) = session.run(None, {'input_0': x})
-    with rensa.using_config('train', False), rensa.no_backprop_mode():
-        want = np.asarray(f(rensa.Variable(x)).array)
-    assert out.shape == want.shape and out.dtype == want.dtype
-    scale = max(float(np.abs(want).max()), 1.0)
-    assert float(np.abs(out - want).max()) <= 1e-5 * scale
+    assert_close(*run(f, x))
