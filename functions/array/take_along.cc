@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "autograd/check.h"
 #include "autograd/function_node.h"
@@ -50,6 +52,26 @@ private:
     Shape shape_;
 };
 
+std::string index_text(const std::vector<Index>& index) {
+    std::string text;
+    for (const Index& term : index) {
+        if (!text.empty()) text += ", ";
+        if (const auto* i = std::get_if<int64_t>(&term)) {
+            text += std::to_string(*i);
+        } else if (const auto* s = std::get_if<Slice>(&term)) {
+            if (s->start) text += std::to_string(*s->start);
+            text += ':';
+            if (s->stop) text += std::to_string(*s->stop);
+            if (s->step != 1) text += ':' + std::to_string(s->step);
+        } else if (std::holds_alternative<NewAxis>(term)) {
+            text += "None";
+        } else {
+            text += "...";
+        }
+    }
+    return text;
+}
+
 class BasicIndexGrad;
 
 class BasicIndex : public FunctionNode {
@@ -58,6 +80,8 @@ public:
     std::vector<Array> forward(const std::vector<Array>& xs) override { return {xs[0].index(index_)}; }
     std::vector<Variable> backward(const Indexes&, const std::vector<Variable>& gys) override;
     std::string label() const override { return "GetItem"; }
+    // The index in numpy's notation, as Chainer's GetItem shows its slices: "1, 2:8:2, None, ...".
+    Attributes attributes() const override { return {{"slices", index_text(index_)}}; }
 
 private:
     std::vector<Index> index_;

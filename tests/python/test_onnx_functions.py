@@ -48,6 +48,8 @@ CASES = {
                      + F.max(x, axis=0, keepdims=True), rand(3, 4)),
     'pad_modes': (lambda x: F.pad(x, ((0, 1), (2, 1)), 'constant', constant_values=1.5)
                   + F.pad(x, ((1, 0), (1, 2)), 'edge') + F.pad(x, ((0, 1), (2, 1)), 'reflect'), rand(3, 4)),
+    'get_item': (lambda x: F.concat((x[:, -1], x[1, ::-2], x[..., 0], x[-1:, None, 2][0], x[::2, 1:3][:, 0],
+                                     x[-3:-1, 0], F.flatten(x[::-1, ::-1][2:, :2])), axis=0), rand(4, 5)),
     'log_softmax_axis0': (lambda x: F.log_softmax(x, axis=0), rand(3, 4)),
 }
 

@@ -1,5 +1,5 @@
 """Converters of the array-manipulation functions (private to rensa.onnx): reshape,
-broadcast, transpose, concat, split, flip, casts, pad. See _ops_math for the signature. where is
+broadcast, transpose, concat, split, flip, casts, pad, basic indexing. See _ops_math for the signature. where is
 not mapped: its node holds the condition (not an input), so the record lacks it.
 """
 from rensa.onnx._graph import AttributeNotExportable, tensor_type
@@ -85,6 +85,73 @@ def _pad(g, record, xs):
     return [g.op1('Pad', inputs, mode=mode)]
 
 
+def parse_slices(text):
+    """GetItem's 'slices' attribute ("1, 2:8:2, None, ...") as Python index terms."""
+    def number(part):
+        return int(part) if part.strip() else None
+
+    terms = []
+    for part in (p.strip() for p in text.split(',')) if text.strip() else ():
+        if part == '...':
+            terms.append(Ellipsis)
+        elif part == 'None':
+            terms.append(None)
+        elif ':' in part:
+            terms.append(slice(*(number(p) for p in part.split(':'))))
+        else:
+            terms.append(int(part))
+    return terms
+
+
+def _get_item(g, record, xs):
+    # Basic indexing: one Slice over the sliced axes (a full slice is left out, so a batch
+    # axis stays free), Squeeze for integer terms, Unsqueeze for None.
+    shape = tuple(record['inputs'][0].shape)
+    terms = parse_slices(record['attributes']['slices'])
+    consumed = sum(1 for t in terms if t is not None and t is not Ellipsis)
+    expanded = []
+    for t in terms:
+        expanded.extend([slice(None)] * (len(shape) - consumed) if t is Ellipsis else [t])
+    expanded.extend([slice(None)] * (len(shape) - sum(1 for t in expanded if t is not None)))
+    starts, ends, axes, steps, squeeze, unsqueeze = [], [], [], [], [], []
+
+    def sliced(axis, start, stop, step):
+        starts.append(start)
+        ends.append(stop)
+        axes.append(axis)
+        steps.append(step)
+
+    dim = out = 0
+    for t in expanded:
+        if t is None:
+            unsqueeze.append(out)
+            out += 1
+            continue
+        n = shape[dim]
+        if isinstance(t, int):
+            i = t + n if t < 0 else t
+            sliced(dim, i, i + 1, 1)
+            squeeze.append(dim)
+        elif t != slice(None):
+            start, stop, step = t.indices(n)
+            if step < 0 and stop < 0:
+                stop = -_INT64_MAX  # through element 0
+            sliced(dim, start, stop, step)
+            out += 1
+        else:
+            out += 1
+        dim += 1
+    y = xs[0]
+    if axes:
+        y = g.op1('Slice', [y, g.ints(starts, 'starts'), g.ints(ends, 'ends'), g.ints(axes, 'axes'),
+                            g.ints(steps, 'steps')])
+    if squeeze:
+        y = g.squeeze(y, squeeze)
+    if unsqueeze:
+        y = g.unsqueeze(y, unsqueeze)
+    return [y if y != xs[0] else g.op1('Identity', [y])]
+
+
 def _cast(g, record, xs):
     return [g.op1('Cast', [xs[0]], to=tensor_type(record['outputs'][0].dtype))]
 
@@ -92,4 +159,5 @@ def _cast(g, record, xs):
 CONVERTERS = {
     'Reshape': _reshape, 'BroadcastTo': _broadcast_to, 'Transpose': _transpose, 'Concat': _concat,
     'SplitAxis': _split_axis, 'Separate': _separate, 'Flip': _flip, 'Cast': _cast, 'AsType': _cast, 'Pad': _pad,
+    'GetItem': _get_item,
 }

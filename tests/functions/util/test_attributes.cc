@@ -119,6 +119,21 @@ TEST_CASE("attributes: scalar constants keep their kind, split_axis its cut poin
     CHECK(std::get<bool>(attribute(recorder.seen[6], "keepdims")) == true);
 }
 
+TEST_CASE("attributes: get_item's slices in numpy's notation", "[attributes]") {
+    Recorder recorder;
+    {
+        FunctionHookScope scope(recorder);
+        const Variable x = input({4, 9, 2}, false);
+        (void)F::get_item(x, {int64_t{-1}, Slice{2, 8, 2}, NewAxis{}, Ellipsis{}});
+        (void)F::get_item(x, {Slice{std::nullopt, std::nullopt, -1}, Slice{1, std::nullopt}});
+    }
+    REQUIRE(recorder.seen.size() == 2);
+    CHECK(recorder.seen[0].label == "GetItem");
+    CHECK(std::get<std::string>(attribute(recorder.seen[0], "slices")) == "-1, 2:8:2, None, ...");
+    CHECK(std::get<std::string>(attribute(recorder.seen[1], "slices")) == "::-1, 1:");
+    CHECK(recorder.seen[0].out_shapes == std::vector<Shape>{{3, 1, 2}});
+}
+
 TEST_CASE("forward_outputs: fires without backprop and for inputs without grad", "[attributes]") {
     Recorder recorder;
     {
