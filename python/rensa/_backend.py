@@ -58,14 +58,17 @@ class Device(object):
 
     @property
     def xp(self):
+        """The array module of this device's arrays (``numpy`` for the CPU, ``rensa`` for a GPU)."""
         raise NotImplementedError('Device implementation must override this property.')
 
     @property
     def name(self):
+        """The device specifier string, as ``rensa.get_device`` takes it (``'@numpy'``, ``'@cupy:0'``)."""
         raise NotImplementedError('Device implementation must override this property.')
 
     @property
     def supported_array_types(self):
+        """A tuple of the array types that live on this device."""
         raise NotImplementedError('Device implementation must override this property.')
 
     def __str__(self):
@@ -100,12 +103,19 @@ class Device(object):
         return _convert_arrays(arrays, self.send_array)
 
     def send_array(self, array):
+        """Moves one array to this device and returns it (the array itself when it is already there).
+
+        Args:
+            array: a numpy array, a ``rensa.ndarray`` or a scalar. A Variable is refused with
+                TypeError: send its ``array``, or use ``Variable.to_device``.
+        """
         raise NotImplementedError('Device implementation must override this method.')
 
     def use(self):
         """Makes this device current in the calling thread (a no-op for the CPU)."""
 
     def is_array_supported(self, array):
+        """Whether ``array`` is an array of this device (an instance of ``supported_array_types``)."""
         return isinstance(array, self.supported_array_types)
 
 
@@ -138,6 +148,7 @@ class CpuDevice(Device):
 
     @staticmethod
     def from_array(array):
+        """A CpuDevice if ``array`` is a numpy array, else None."""
         return CpuDevice() if isinstance(array, numpy.ndarray) else None
 
     def __eq__(self, other):
@@ -147,6 +158,8 @@ class CpuDevice(Device):
         return '<{} (numpy)>'.format(type(self).__name__)
 
     def send_array(self, array):
+        """Returns ``array`` as a numpy array (a ``rensa.ndarray`` is copied to the host, a scalar
+        becomes a 0-dimensional array); a Variable is refused with TypeError."""
         return _numpy_of(array)
 
 
@@ -162,6 +175,7 @@ class Intel64Device(Device):
 
     @staticmethod
     def from_array(array):
+        """Always None: rensa has no iDeep array type, numpy arrays belong to CpuDevice."""
         return None  # there is no iDeep array type: numpy arrays belong to CpuDevice
 
     def __eq__(self, other):
@@ -171,6 +185,8 @@ class Intel64Device(Device):
         return '<{}>'.format(type(self).__name__)
 
     def send_array(self, array):
+        """Returns ``array`` as a numpy array (a ``rensa.ndarray`` is copied to the host, a scalar
+        becomes a 0-dimensional array); a Variable is refused with TypeError."""
         return _numpy_of(array)
 
 
@@ -214,6 +230,7 @@ class GpuDevice(Device):
 
     @staticmethod
     def from_array(array):
+        """The GpuDevice of ``array`` if it is a ``rensa.ndarray`` on a CUDA device, else None."""
         if isinstance(array, _core.ndarray) and array.device.kind == 'cuda':
             return GpuDevice(array.device)
         return None
@@ -226,14 +243,17 @@ class GpuDevice(Device):
 
     @property
     def device_id(self):
+        """The CUDA device id (an int)."""
         return self._rensa_device.index
 
     @property
     def name(self):
+        """Chainer's specifier of this GPU, ``'@cupy:N'``."""
         return '@cupy:{}'.format(self._rensa_device.index)
 
     @property
     def xp(self):
+        """The ``rensa`` module, rensa's array module for GPU arrays (where Chainer gives ``cupy``)."""
         import rensa
         return rensa
 
@@ -247,6 +267,9 @@ class GpuDevice(Device):
         return self.device
 
     def send_array(self, array):
+        """Copies ``array`` (numpy, ``rensa.ndarray`` or anything ``numpy.asarray`` takes) to this GPU and
+        returns the ``rensa.ndarray``; an array already there is returned as is. A Variable is refused
+        with TypeError."""
         if isinstance(array, _core.Variable):
             raise TypeError('send: expected an array, got a Variable (send its .array, or use '
                             'Variable.to_device)')
@@ -258,6 +281,7 @@ class GpuDevice(Device):
         self.device.use()
 
     def is_array_supported(self, array):
+        """Whether ``array`` is a ``rensa.ndarray`` on this very GPU."""
         return isinstance(array, _core.ndarray) and array.device == self._rensa_device
 
 
@@ -271,4 +295,5 @@ class ChainerxDevice(Device):
 
     @staticmethod
     def from_array(array):
+        """Always None: no array is a ChainerX array in rensa."""
         return None
