@@ -44,9 +44,13 @@ class FunctionAdapter(function_node.FunctionNode):
 
     @property
     def label(self):
+        """The wrapped function's label."""
         return self.function.label
 
     def forward(self, inputs):
+        """Runs the wrapped function's ``forward`` on the input arrays, keeping every input for
+        backward until the function calls ``retain_inputs``; returns its tuple of arrays
+        (TypeError when it returns something else)."""
         function = self.function
         function._input_indexes = tuple(range(len(inputs)))
         function._output_indexes = ()
@@ -58,6 +62,10 @@ class FunctionAdapter(function_node.FunctionNode):
         return outputs
 
     def backward(self, target_input_indexes, grad_outputs):
+        """Runs the wrapped function's ``backward`` on the retained input arrays and the output
+        grads' arrays (``output_data`` set from the retained outputs), and returns the grads of
+        the inputs in ``target_input_indexes`` as Variables without a graph (so they are not
+        differentiable again). The function must return one grad (or None) per input."""
         function = self.function
         in_data = [None] * len(self.inputs)
         for index, variable in zip(function._input_indexes, self.get_retained_inputs()):
@@ -116,14 +124,17 @@ class Function(object):
 
     @property
     def inputs(self):
+        """The input VariableNodes of the last application (through its FunctionAdapter)."""
         return self._adapter.inputs
 
     @property
     def outputs(self):
+        """The output VariableNodes of the last application (None for an output that is gone)."""
         return self._adapter.outputs
 
     @property
     def rank(self):
+        """The topological rank of the last application's node in the graph."""
         return self._adapter.rank
 
     @property
@@ -146,9 +157,13 @@ class Function(object):
         return self.forward_cpu(inputs)
 
     def forward_cpu(self, inputs):
+        """Computes the outputs from a tuple of numpy arrays; returns a tuple of arrays. Override it
+        (or ``forward``)."""
         raise NotImplementedError('{}: define forward or forward_cpu'.format(self.label))
 
     def forward_gpu(self, inputs):
+        """Computes the outputs from a tuple of GPU arrays (``rensa.ndarray``); returns a tuple of
+        arrays. Override it (or ``forward``) for GPU inputs."""
         raise NotImplementedError('{}: define forward or forward_gpu'.format(self.label))
 
     def backward(self, inputs, grad_outputs):
@@ -158,9 +173,13 @@ class Function(object):
         return self.backward_cpu(inputs, grad_outputs)
 
     def backward_cpu(self, inputs, grad_outputs):
+        """Computes the input grads from the input arrays and the output grads (numpy arrays; None
+        for inputs not retained or grads not given); returns one array or None per input. The
+        default returns all None (no gradient)."""
         return tuple(None for _ in inputs)
 
     def backward_gpu(self, inputs, grad_outputs):
+        """``backward_cpu`` for GPU arrays; the default returns all None (no gradient)."""
         return tuple(None for _ in inputs)
 
     def retain_inputs(self, indexes):

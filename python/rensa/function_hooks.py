@@ -26,9 +26,11 @@ class PrintHook(FunctionHook):
             self.file.flush()
 
     def forward_preprocess(self, function, in_data):
+        """Prints the function's label and the input arrays' shapes and dtypes before its forward."""
         self._print('forward', function, in_data)
 
     def backward_preprocess(self, function, in_data, out_grad):
+        """Prints the function's label and the output grads' shapes and dtypes before its backward."""
         self._print('backward', function, out_grad)
 
 

@@ -25,10 +25,18 @@ class FunctionNode(_core.FunctionNode):
         pass
 
     def forward(self, inputs):
+        """Computes the outputs from a tuple of input arrays (numpy arrays on the CPU,
+        ``rensa.ndarray`` on a GPU); returns a tuple of arrays (or one array). Call
+        ``retain_inputs`` / ``retain_outputs`` here to keep arrays for backward. Subclasses
+        must override it (or ``forward_cpu``)."""
         raise NotImplementedError(
             '{}.forward is not implemented'.format(type(self).__name__))
 
     def backward(self, target_input_indexes, grad_outputs):
+        """Computes the grads of the inputs listed in ``target_input_indexes`` from
+        ``grad_outputs`` (a tuple of Variables, None where an output has no grad), with
+        differentiable functions so that double backprop works; returns one Variable (or
+        None, a zero grad) per target index, or one per input. Subclasses must override it."""
         raise NotImplementedError(
             '{}.backward is not implemented'.format(type(self).__name__))
 

@@ -70,6 +70,7 @@ class Expr(object):
         self.priority = priority
 
     def eval(self):
+        """The value of the expression, computed from the values of its terms."""
         raise NotImplementedError('{}.eval is not implemented'.format(type(self).__name__))
 
     def __getattr__(self, name):
@@ -116,6 +117,8 @@ def _unary(symbol, func):
 
 
 class Atom(Expr):
+    """An expression that needs no parentheses: a constant, a variable, an attribute, an item or a
+    call."""
 
     def __init__(self):
         super().__init__(_ATOM)
@@ -198,6 +201,7 @@ class Call(GetAttr):
 
 
 class UnaryOperator(Expr):
+    """A unary operator applied to an expression (``-x``, ``+x``, ``~x``)."""
 
     def __init__(self, priority, term, symbol, func):
         super().__init__(priority)
@@ -216,6 +220,8 @@ class UnaryOperator(Expr):
 
 
 class BinaryOperator(Expr):
+    """A binary arithmetic or bitwise operator between two expressions (``x.ndim - 1``,
+    ``x.shape[0] * 2``); ``str()`` puts parentheses where the priorities need them."""
 
     def __init__(self, priority, lhs, rhs, symbol, func, right_associative=False):
         super().__init__(priority)
@@ -245,6 +251,7 @@ class Testable(object):
     """A condition ``expect`` can test."""
 
     def expect(self):
+        """Raises InvalidType when the condition does not hold."""
         raise NotImplementedError
 
 
@@ -256,6 +263,9 @@ class BoolBinaryOperator(BinaryOperator, Testable):
         self.inv = inverse
 
     def expect(self):
+        """Evaluates both sides and raises InvalidType when the comparison does not hold; the error
+        shows the condition as written and the values found (``Expect: in_types[0].ndim == 2``,
+        ``Actual: 3 != 2``)."""
         left, right = _evaluate(self.lhs), _evaluate(self.rhs)
         if not self.func(left, right):
             raise InvalidType('{} {} {}'.format(_text(self.lhs), self.exp, _text(self.rhs)),
@@ -309,6 +319,7 @@ class TypeInfo(object):
 
     @property
     def size(self):
+        """The number of elements (the product of the shape)."""
         return functools.reduce(operator.mul, self.shape, 1)
 
 
@@ -318,6 +329,7 @@ class TypeInfoTuple(tuple):
     name = 'in_types'
 
     def size(self):
+        """An expression of the number of inputs, shown as ``in_types.size``."""
         return Variable(len(self), '{}.size'.format(self.name))
 
 
