@@ -23,4 +23,6 @@ class DatasetMixin(object):
         raise NotImplementedError
 
     def get_example(self, i):
+        """Returns the ``i``-th example. Subclasses must override it (``__getitem__`` calls it for
+        each index)."""
         raise NotImplementedError

@@ -71,6 +71,8 @@ class ImageDataset(DatasetMixin):
         return len(self._paths)
 
     def get_example(self, i):
+        """The ``i``-th image as a ``(channels, height, width)`` array of the dataset's dtype (a
+        grayscale image has one channel); OSError naming the file when Pillow cannot read it."""
         path = os.path.join(self._root, self._paths[i])
         return _read_image('ImageDataset', path, self._dtype, path)
 
@@ -92,6 +94,8 @@ class LabeledImageDataset(DatasetMixin):
         return len(self._pairs)
 
     def get_example(self, i):
+        """The ``i``-th ``(image, label)`` pair: a ``(channels, height, width)`` array and a 0-d
+        ``label_dtype`` array."""
         path, label = self._pairs[i]
         full_path = os.path.join(self._root, path)
         image = _read_image('LabeledImageDataset', full_path, self._dtype, full_path)
@@ -128,6 +132,8 @@ class ZippedImageDataset(DatasetMixin):
         self._lock = threading.Lock()
 
     def get_example(self, i_or_filename):
+        """The image of a member, by index or by member name, as a ``(channels, height, width)``
+        array; KeyError for a name that is not in the archive."""
         if isinstance(i_or_filename, (int, numpy.integer)):
             name = self._paths[i_or_filename]
         else:
@@ -156,6 +162,7 @@ class LabeledZippedImageDataset(DatasetMixin):
         return len(self._pairs)
 
     def get_example(self, i):
+        """The ``i``-th ``(image, label)`` pair: the member's image and a 0-d ``label_dtype`` array."""
         path, label = self._pairs[i]
         return self._zipfile.get_example(path), numpy.array(label, dtype=self._label_dtype)
 
@@ -173,6 +180,8 @@ class MultiZippedImageDataset(DatasetMixin):
         return self._ends[-1]
 
     def get_example(self, i):
+        """The ``i``-th image over all the archives in order (negative indices count from the end);
+        IndexError out of range."""
         n = len(self)
         if not -n <= i < n:
             raise IndexError('MultiZippedImageDataset: index %d is out of range for a dataset of size %d' % (i, n))

@@ -24,6 +24,7 @@ class PickleDatasetWriter(object):
         self._protocol = protocol
 
     def close(self):
+        """Closes the underlying writer."""
         self._writer.close()
 
     def __enter__(self):
@@ -33,11 +34,13 @@ class PickleDatasetWriter(object):
         self.close()
 
     def write(self, x):
+        """Appends the example ``x``, pickled with the writer's protocol."""
         position = self._writer.tell()
         pickle.dump(x, self._writer, protocol=self._protocol)
         self._positions.append(position)
 
     def flush(self):
+        """Flushes the underlying writer (if it can)."""
         if hasattr(self._writer, 'flush'):
             self._writer.flush()
 
@@ -79,6 +82,7 @@ class PickleDataset(DatasetMixin):
         self._register_hook()
 
     def close(self):
+        """Closes the underlying reader."""
         with self._lock:
             self._reader.close()
 
@@ -92,6 +96,7 @@ class PickleDataset(DatasetMixin):
         return len(self._positions)
 
     def get_example(self, index):
+        """Unpickles and returns the ``index``-th example (seeking to it in the reader)."""
         with self._lock:
             self._reader.seek(self._positions[index])
             return pickle.load(self._reader)

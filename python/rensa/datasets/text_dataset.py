@@ -17,6 +17,18 @@ def _per_file(value, n):
 
 
 class TextDataset(DatasetMixin):
+    """The lines of one or more text files (chainer.datasets.TextDataset).
+
+    One file gives its lines (str, newline kept); several files of the same number of lines give
+    tuples of their i-th lines (ValueError when the lengths differ).
+
+    Args:
+        paths: a path, or a list of paths.
+        encoding: the encoding of the files, or a list with one per file (as ``io.open``).
+        errors: ``io.open``'s ``errors``, one value or one per file.
+        newline: ``io.open``'s ``newline``, one value or one per file.
+        filter_func: ``filter_func(*lines)`` returning True for the lines to keep (None keeps all).
+    """
 
     def __init__(self, paths, encoding=None, errors=None, newline=None, filter_func=None):
         if isinstance(paths, str):
@@ -84,6 +96,7 @@ class TextDataset(DatasetMixin):
             raise error
 
     def get_example(self, idx):
+        """The ``idx``-th line kept (a str), or a tuple of the files' lines; IndexError out of range."""
         if idx < 0 or len(self._lines) <= idx:
             raise IndexError('TextDataset: index %d is out of range for a dataset of size %d'
                              % (idx, len(self._lines)))

@@ -40,9 +40,11 @@ class OrderSampler(metaclass=abc.ABCMeta):
     next epoch's order. Any callable works; ``serialize(serializer)`` is optional."""
 
     def __call__(self, current_order, current_position):
+        """The order of the next epoch (an array of indices), given the current order and position."""
         raise NotImplementedError
 
     def serialize(self, serializer):
+        """Saves or loads the sampler's state through ``serializer`` (nothing by default)."""
         pass
 
 

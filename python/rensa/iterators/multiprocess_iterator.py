@@ -44,7 +44,7 @@ class MultiprocessIterator(Iterator):
     after which a slow batch warns with TimeoutWarning (it is still waited for)."""
 
     class TimeoutWarning(RuntimeWarning):
-        pass
+        """Warned when a batch takes longer than ``dataset_timeout`` seconds to arrive."""
 
     _finalized = False
     _pool = None
@@ -86,27 +86,36 @@ class MultiprocessIterator(Iterator):
     # --- the state the user sees (that of the last batch returned) ---
     @property
     def current_position(self):
+        """The position after the last batch returned, in the current epoch's order."""
         return self._state.current_position
 
     @property
     def epoch(self):
+        """The number of epochs completed by the batches returned."""
         return self._state.epoch
 
     @property
     def is_new_epoch(self):
+        """Whether the last batch returned finished an epoch."""
         return self._state.is_new_epoch
 
     @property
     def epoch_detail(self):
+        """The epoch as a float: ``epoch + current_position / len(dataset)``."""
         n = _statemachine.epoch_size(self._state, len(self.dataset))
         return float(self.epoch) if n == 0 else self.epoch + self.current_position / n
 
     @property
     def previous_epoch_detail(self):
+        """``epoch_detail`` before the last batch, or None before the first."""
         return None if self._previous_epoch_detail < 0 else self._previous_epoch_detail
 
     # --- iteration ---
     def __next__(self):
+        """The next batch, a list of examples fetched by the worker processes (the first batch is
+        fetched by this process when ``shared_mem`` is None, to measure the example size).
+        StopIteration when an iterator that does not repeat is exhausted; RuntimeError after
+        ``finalize``."""
         if self._finalized:
             raise RuntimeError(self._name + ': the iterator is finalized')
         if self._pool is None:
@@ -241,6 +250,9 @@ class MultiprocessIterator(Iterator):
 
     # --- serialization: SerialIterator's entries ---
     def serialize(self, serializer):
+        """Saves or loads the iterator's state through ``serializer`` with SerialIterator's entries
+        (``current_position``, ``epoch``, ``is_new_epoch``, ``order``, ``previous_epoch_detail`` and
+        the order sampler's state). A loaded position or epoch out of range raises ValueError."""
         if not serializer.is_loading:
             return self._save(serializer)
         position = int(serializer('current_position', self.current_position))
