@@ -54,6 +54,8 @@ class Extension(_training.Extension):
 
     @property
     def default_name(self):
+        """The name the trainer registers the extension under when ``extend`` gets none: the class
+        name."""
         return type(self).__name__
 
 

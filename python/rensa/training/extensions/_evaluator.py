@@ -52,6 +52,7 @@ class Evaluator(_extensions.Evaluator):
 
     @property
     def converter(self):
+        """The converter applied to each batch (``rensa.dataset.concat_examples`` by default)."""
         if self._python_converter is not None:
             return self._python_converter
         return super().converter

@@ -107,6 +107,7 @@ class PlotReport(Extension):
             raise
 
     def serialize(self, serializer):
+        """Saves or loads the plotted points (as JSON) and the trigger's state through ``serializer``."""
         if hasattr(self._trigger, 'serialize'):
             self._trigger.serialize(serializer['_trigger'])
         key = '_plot_{}'.format(self._file_name)

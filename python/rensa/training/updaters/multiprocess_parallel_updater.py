@@ -206,6 +206,10 @@ class MultiprocessParallelUpdater(StandardUpdater):
             raise RuntimeError('MultiprocessParallelUpdater.update: a worker failed:\n' + '\n'.join(errors))
 
     def update_core(self):
+        """One step: each worker computes the gradients of its own batch while the master computes
+        its own; the workers' gradients are summed into the master's through shared memory, the
+        ``'main'`` optimizer updates the master and the workers take its parameters back. Starts the
+        workers on the first call; RuntimeError when a worker failed."""
         self.setup_workers()
         for pipe in self._pipes:
             pipe.send('update')
@@ -242,6 +246,7 @@ class MultiprocessParallelUpdater(StandardUpdater):
             offset += size
 
     def finalize(self):
+        """Stops the worker processes, then finalizes the iterators."""
         _stop_workers(self._pipes, self._workers)
         super().finalize()
 

@@ -82,6 +82,9 @@ class ParallelUpdater(StandardUpdater):
             return None
 
     def update_core(self):
+        """One step: deals the batch round-robin to the models, computes each loss on its device,
+        adds the copies' gradients into the master's, updates the master with the ``'main'``
+        optimizer and copies its parameters back to the copies."""
         optimizer = self.get_optimizer('main')
         model_main = optimizer.target
         others = {k: v for k, v in self._models.items() if v is not model_main}

@@ -60,13 +60,20 @@ class StandardUpdater(_updaters.StandardUpdater):
 
     @property
     def device(self):
+        """The device object the optimizers' targets were sent to (None when not given)."""
         return self._device
 
     @property
     def input_device(self):
+        """The device object the converter sends each batch to: ``input_device`` if given, else
+        ``device`` (Chainer's rule)."""
         return self._input_device
 
     def update_core(self):
+        """One step: the next batch of the ``'main'`` iterator through the converter, then
+        ``optimizer.update(loss_func, *batch)`` of the ``'main'`` optimizer (a tuple batch as
+        positional arguments, a dict as keywords, anything else as one argument); with
+        ``auto_new_epoch`` the optimizer's ``new_epoch()`` at the end of each epoch."""
         # Note [C++ update step]: the step Chainer's update_core defines is also the C++
         # base's for tuple batches through concat_examples into the target: after the first
         # batch showed tuples, such steps run there, with no Python object per step but this
