@@ -39,10 +39,13 @@ def _allreduce_obj(self, obj):
 
 
 def _send_obj(self, obj, dest, tag=0):
+    """Sends the picklable ``obj`` to rank ``dest``; ``recv_obj`` on ``dest`` receives it."""
     self._send_bytes(_dumps(obj), dest, tag)
 
 
 def _recv_obj(self, source, status=None, tag=0):
+    """Receives the object that rank ``source`` sent with ``send_obj`` (``status`` is accepted for
+    chainermn compatibility and ignored)."""
     return pickle.loads(self._recv_bytes(source, tag))
 
 

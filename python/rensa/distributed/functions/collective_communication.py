@@ -50,12 +50,14 @@ class AllGather(function_node.FunctionNode):
         self.comm = comm
 
     def forward(self, inputs):
+        """Returns every rank's ``x`` in rank order (one output per rank)."""
         x, = inputs
         ys = tuple(self.comm.allgather(x))
         self._outputs = _meta(ys)
         return ys
 
     def backward(self, indexes, grad_outputs):
+        """Sends each output's grad back to the rank it came from (all-to-all) and sums what arrives."""
         gys = _zeros_for_missing(grad_outputs, self._outputs)
         return _sum(list(self.comm.alltoall(gys))),
 
@@ -67,11 +69,13 @@ class AllToAll(function_node.FunctionNode):
         self.comm = comm
 
     def forward(self, inputs):
+        """Sends ``inputs[j]`` to rank ``j``; returns what each rank sent here, in rank order."""
         ys = tuple(self.comm.alltoall(list(inputs)))
         self._outputs = _meta(ys)
         return ys
 
     def backward(self, indexes, grad_outputs):
+        """Sends each output's grad back to the rank it came from (the reverse all-to-all)."""
         gxs = self.comm.alltoall(_zeros_for_missing(grad_outputs, self._outputs))
         return tuple(variable.Variable(gxs[i]) for i in indexes)
 
@@ -84,12 +88,15 @@ class Bcast(function_node.FunctionNode):
         self.root = root
 
     def forward(self, inputs):
+        """Returns root's ``x`` on every rank."""
         x = inputs[0] if self.comm.rank == self.root else None
         y = self.comm.bcast(x, root=self.root)
         self._output = _meta([y])[0]
         return y,
 
     def backward(self, indexes, grad_outputs):
+        """Gathers every rank's grad on root and sums them there; the others' dummy input gets an
+        empty grad."""
         gy, = _zeros_for_missing(grad_outputs, [self._output])
         gys = self.comm.gather(gy, root=self.root)
         if self.comm.rank == self.root:
@@ -105,6 +112,7 @@ class Gather(function_node.FunctionNode):
         self.root = root
 
     def forward(self, inputs):
+        """Returns every rank's ``x`` in rank order on root, an empty delegate array elsewhere."""
         x, = inputs
         ys = self.comm.gather(x, root=self.root)
         if self.comm.rank == self.root:
@@ -113,6 +121,7 @@ class Gather(function_node.FunctionNode):
         return backend.get_device_from_array(x).send(numpy.empty((0,), x.dtype)),
 
     def backward(self, indexes, grad_outputs):
+        """Scatters root's output grads back: each rank gets the grad of its own ``x``."""
         if self.comm.rank == self.root:
             gx = self.comm.scatter(_zeros_for_missing(grad_outputs, self._outputs), root=self.root)
         else:
@@ -128,12 +137,15 @@ class Scatter(function_node.FunctionNode):
         self.root = root
 
     def forward(self, inputs):
+        """Returns root's ``inputs[i]`` on rank ``i``."""
         self._inputs = _meta(inputs)
         y = self.comm.scatter(list(inputs) if self.comm.rank == self.root else None, root=self.root)
         self._output = _meta([y])[0]
         return y,
 
     def backward(self, indexes, grad_outputs):
+        """Gathers every rank's grad on root as the grads of its inputs; the others' dummy input
+        gets a zero grad."""
         gy, = _zeros_for_missing(grad_outputs, [self._output])
         gxs = self.comm.gather(gy, root=self.root)
         if self.comm.rank == self.root:
