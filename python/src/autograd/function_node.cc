@@ -119,31 +119,47 @@ py::tuple apply(const std::shared_ptr<FunctionNode>& self, const py::iterable& i
 
 void bind_variable_node(py::module_& m) {
     py::classh<VariableNode>(m, "VariableNode", "A variable's node in the graph (Chainer's VariableNode).")
-        .def_property_readonly("shape",
-                               [](const VariableNode& n) {
-                                   return py::tuple(py::cast(std::vector<int64_t>(n.shape().begin(), n.shape().end())));
-                               })
-        .def_property_readonly("dtype", [](const VariableNode& n) { return dtype_to_python(n.dtype()); })
-        .def_property_readonly("name",
-                               [](const VariableNode& n) -> py::object {
-                                   if (n.name().empty()) return py::none();
-                                   return py::str(n.name());
-                               })
-        .def_property_readonly("rank", &VariableNode::rank)
-        .def_property_readonly("creator", &VariableNode::creator)
-        .def_property_readonly("requires_grad", &VariableNode::requires_grad)
+        .def_property_readonly(
+            "shape",
+            [](const VariableNode& n) {
+                return py::tuple(py::cast(std::vector<int64_t>(n.shape().begin(), n.shape().end())));
+            },
+            "The shape of the variable's array (kept after the variable is gone).")
+        .def_property_readonly(
+            "dtype", [](const VariableNode& n) { return dtype_to_python(n.dtype()); },
+            "The dtype of the variable's array.")
+        .def_property_readonly(
+            "name",
+            [](const VariableNode& n) -> py::object {
+                if (n.name().empty()) return py::none();
+                return py::str(n.name());
+            },
+            "The variable's name, or None.")
+        .def_property_readonly("rank", &VariableNode::rank, "0 for a leaf, the creator's rank + 1 otherwise.")
+        .def_property_readonly("creator", &VariableNode::creator,
+                               "The FunctionNode that made the variable, or None for a leaf.")
+        .def_property_readonly("requires_grad", &VariableNode::requires_grad,
+                               "Whether the variable requires a gradient.")
         // The array a function or retain_data() kept; None otherwise (Chainer's node.data).
-        .def_property_readonly("data",
-                               [](const VariableNode& n) -> py::object {
-                                   if (!n.retained_data().defined()) return py::none();
-                                   return to_numpy(n.retained_data());
-                               })
-        .def("get_variable", [](VariableNode& n) { return n.get_variable(); })
-        .def("get_variable_or_none", [](const VariableNode& n) -> py::object {
-            Variable v = n.get_variable_or_none();
-            if (!v.defined()) return py::none();
-            return py::cast(v);
-        });
+        .def_property_readonly(
+            "data",
+            [](const VariableNode& n) -> py::object {
+                if (!n.retained_data().defined()) return py::none();
+                return to_numpy(n.retained_data());
+            },
+            "The array a function or ``Variable.retain_data()`` kept in the node, else None.")
+        .def(
+            "get_variable", [](VariableNode& n) { return n.get_variable(); },
+            "The Variable of this node: the live one when it still exists, else a new Variable over the retained "
+            "data that shares this node (and so stays connected to the graph).")
+        .def(
+            "get_variable_or_none",
+            [](const VariableNode& n) -> py::object {
+                Variable v = n.get_variable_or_none();
+                if (!v.defined()) return py::none();
+                return py::cast(v);
+            },
+            "The live Variable of this node, or None when it is gone.");
 }
 
 }  // namespace

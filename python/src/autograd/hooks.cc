@@ -84,7 +84,8 @@ void bind_function_hooks(py::module_& m) {
                                              "Chainer's FunctionHook: `with hook:` runs its callbacks around "
                                              "every function applied on this thread.")
         .def(py::init<>())
-        .def_property_readonly("name", &FunctionHook::name)
+        .def_property_readonly("name", &FunctionHook::name,
+                               "The hook's name (the class's ``name`` attribute in a Python subclass).")
         .def("__enter__",
              [](const std::shared_ptr<FunctionHook>& self) {
                  ActiveHook active{self, nullptr};
@@ -101,26 +102,32 @@ void bind_function_hooks(py::module_& m) {
         });
     py::classh<TimerHook, FunctionHook>(m, "TimerHook", "Measures the time of each forward and backward call.")
         .def(py::init<>())
-        .def_property_readonly("call_history",
-                               [](const TimerHook& h) {
-                                   py::list out;
-                                   for (const auto& r : h.call_history()) {
-                                       out.append(py::make_tuple(r.function, r.backward, r.seconds));
-                                   }
-                                   return out;
-                               })
-        .def("total_time", &TimerHook::total_time)
-        .def("summary",
-             [](const TimerHook& h) {
-                 py::dict out;
-                 for (const auto& [label, entry] : h.summary()) {
-                     py::dict row;
-                     row["elapsed_time"] = entry.elapsed_time;
-                     row["occurrence"] = entry.occurrence;
-                     out[py::str(label)] = row;
-                 }
-                 return out;
-             })
+        .def_property_readonly(
+            "call_history",
+            [](const TimerHook& h) {
+                py::list out;
+                for (const auto& r : h.call_history()) {
+                    out.append(py::make_tuple(r.function, r.backward, r.seconds));
+                }
+                return out;
+            },
+            "One ``(label, is_backward, seconds)`` tuple per call, in call order. Chainer records "
+            "``(function, seconds)``; rensa records the label and whether it was a backward call.")
+        .def("total_time", &TimerHook::total_time, "The total time of all recorded calls, in seconds.")
+        .def(
+            "summary",
+            [](const TimerHook& h) {
+                py::dict out;
+                for (const auto& [label, entry] : h.summary()) {
+                    py::dict row;
+                    row["elapsed_time"] = entry.elapsed_time;
+                    row["occurrence"] = entry.occurrence;
+                    out[py::str(label)] = row;
+                }
+                return out;
+            },
+            "Per-label totals, forward and backward together: ``{label: {'elapsed_time': seconds, 'occurrence': "
+            "count}}``.")
         .def(
             "print_report",
             [](const TimerHook& h, const py::handle& file) {
@@ -130,11 +137,16 @@ void bind_function_hooks(py::module_& m) {
                                                 : py::reinterpret_borrow<py::object>(file);
                 out.attr("write")(os.str());
             },
-            py::arg("file") = py::none());
+            py::arg("file") = py::none(),
+            "Writes a table ``FunctionName  ElapsedTime  Occurrence``, one row per label, to ``file`` (sys.stdout by "
+            "default).");
 }
 
 void bind_graph(py::module_& m) {
-    py::class_<ComputationalGraph>(m, "ComputationalGraph")
+    py::class_<ComputationalGraph>(m, "ComputationalGraph",
+                                   "The function and variable nodes reachable backward from some outputs "
+                                   "(chainer.computational_graph.ComputationalGraph); made by "
+                                   "``build_computational_graph``, written as Graphviz DOT by ``dump``.")
         .def(
             "dump",
             [](const ComputationalGraph& g, const std::string& format) {
@@ -142,17 +154,23 @@ void bind_graph(py::module_& m) {
                             "' is not supported (only 'dot')");
                 return g.dump();
             },
-            py::arg("format") = "dot")
-        .def_property_readonly("nodes",
-                               [](const ComputationalGraph& g) {
-                                   py::list out;
-                                   for (const auto& v : g.variables()) out.append(py::cast(v));
-                                   for (const auto& f : g.functions()) out.append(py::cast(f));
-                                   return out;
-                               })
-        .def_property_readonly("functions", &ComputationalGraph::functions)
-        .def_property_readonly("variables", &ComputationalGraph::variables)
-        .def_property_readonly("edges", [](const ComputationalGraph& g) { return g.edges().size(); });
+            py::arg("format") = "dot",
+            "The graph as Graphviz DOT text: variables as ovals (``name: (2, 3), float32``), functions as boxes with "
+            "their label, edges input -> function -> output. Only ``format='dot'`` is supported.")
+        .def_property_readonly(
+            "nodes",
+            [](const ComputationalGraph& g) {
+                py::list out;
+                for (const auto& v : g.variables()) out.append(py::cast(v));
+                for (const auto& f : g.functions()) out.append(py::cast(f));
+                return out;
+            },
+            "A list of the graph's nodes: the VariableNodes, then the FunctionNodes.")
+        .def_property_readonly("functions", &ComputationalGraph::functions, "A list of the graph's FunctionNodes.")
+        .def_property_readonly("variables", &ComputationalGraph::variables, "A list of the graph's VariableNodes.")
+        .def_property_readonly(
+            "edges", [](const ComputationalGraph& g) { return g.edges().size(); },
+            "The number of edges (Chainer gives the list of node pairs; rensa exposes only their count).");
     m.def(
         "build_computational_graph",
         [](const py::handle& outputs, const std::string& rankdir, bool remove_variable, bool show_name) {

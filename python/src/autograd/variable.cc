@@ -83,9 +83,12 @@ void bind_variable(py::module_& m) {
             "The array (a numpy view for native arrays: writes go into the variable); the same numpy "
             "object on every access until the array is replaced.")
         .def_property(
-            "data", [](const Variable& v) { return to_numpy(v.array()); }, &set_array)
+            "data", [](const Variable& v) { return to_numpy(v.array()); }, &set_array,
+            "The array, as ``array`` (Chainer's older name); setting it replaces the array.")
         .def_property(
-            "grad", [](const Variable& v) { return to_numpy(v.grad()); }, &set_grad)
+            "grad", [](const Variable& v) { return to_numpy(v.grad()); }, &set_grad,
+            "The gradient array, or None. Setting it checks the shape and dtype against the array "
+            "(DimensionError / DtypeError); setting None clears it (as ``cleargrad``).")
         .def_property(
             "grad_var",
             [](const Variable& v) -> py::object {
@@ -93,11 +96,15 @@ void bind_variable(py::module_& m) {
                 if (!g.defined()) return py::none();
                 return py::cast(g);
             },
-            &set_grad_var)
-        .def_property_readonly("shape", [](const Variable& v) { return shape_tuple(v.shape()); })
-        .def_property_readonly("ndim", &Variable::ndim)
-        .def_property_readonly("size", &Variable::size)
-        .def_property_readonly("dtype", [](const Variable& v) { return dtype_to_python(v.dtype()); })
+            &set_grad_var,
+            "The gradient as a Variable (with a graph after ``backward(enable_double_backprop=True)``), "
+            "or None.")
+        .def_property_readonly(
+            "shape", [](const Variable& v) { return shape_tuple(v.shape()); }, "The shape of the array.")
+        .def_property_readonly("ndim", &Variable::ndim, "The number of dimensions of the array.")
+        .def_property_readonly("size", &Variable::size, "The number of elements of the array.")
+        .def_property_readonly(
+            "dtype", [](const Variable& v) { return dtype_to_python(v.dtype()); }, "The dtype of the array.")
         .def_property_readonly(
             "device", [](const Variable& v) { return device_object(v.device()); },
             "The device object (rensa.backend.CpuDevice / GpuDevice) of the array.")
@@ -109,15 +116,22 @@ void bind_variable(py::module_& m) {
             },
             [](const Variable& v, const py::handle& name) {
                 v.set_name(name.is_none() ? std::string() : name.cast<std::string>());
-            })
-        .def_property_readonly("requires_grad", &Variable::requires_grad)
-        .def_property_readonly("creator", &Variable::creator)
+            },
+            "The name (a str, or None), shown by repr and by computational graphs.")
+        .def_property_readonly("requires_grad", &Variable::requires_grad,
+                               "Whether backward computes a gradient for this variable (fixed at construction).")
+        .def_property_readonly("creator", &Variable::creator,
+                               "The FunctionNode that made this variable, or None for a leaf (as ``creator_node``).")
         .def_property_readonly("creator_node", &Variable::creator, "The FunctionNode that made it (None for a leaf).")
         .def_property_readonly("node", &Variable::node, "Its VariableNode in the graph.")
         .def("retain_data", &Variable::retain_data, "Lets the node keep the array (Chainer's retain_data).")
-        .def_property_readonly("rank", &Variable::rank)
+        .def_property_readonly("rank", &Variable::rank,
+                               "The topological rank: 0 for a leaf, the creator's rank + 1 otherwise; backward "
+                               "visits functions from the highest rank down.")
         .def("__len__", &length)
-        .def("item", &item)
+        .def("item", &item,
+             "The single element as a Python scalar (numpy's item); ValueError unless the variable has exactly one "
+             "element.")
         .def(
             "backward",
             [](const Variable& v, bool retain_grad, bool enable_double_backprop, std::optional<double> loss_scale) {
@@ -127,9 +141,23 @@ void bind_variable(py::module_& m) {
                             .loss_scale = loss_scale});
             },
             py::arg("retain_grad") = false, py::arg("enable_double_backprop") = false,
-            py::arg("loss_scale") = py::none())
-        .def("cleargrad", &Variable::cleargrad)
-        .def("zerograd", &Variable::zerograd);
+            py::arg("loss_scale") = py::none(),
+            R"doc(Runs backpropagation from this variable, accumulating gradients into the grads of the variables
+it depends on.
+
+The seed is this variable's ``grad``; when it has none and holds one element the seed is 1 (times
+``loss_scale``), otherwise ValueError. The GIL is released while it runs.
+
+Args:
+    retain_grad (bool): keep the grads of intermediate variables too (by default only leaves,
+        and this variable, get one).
+    enable_double_backprop (bool): record the graph of the backward computation, so the grads can
+        be differentiated again.
+    loss_scale (float): scales the implicit seed; the leaves remember it so an optimizer can undo it.)doc")
+        .def("cleargrad", &Variable::cleargrad, "Clears the gradient (grad becomes None).")
+        .def("zerograd", &Variable::zerograd,
+             "Sets the gradient to zeros of the array's shape and dtype (Chainer deprecates it in favour of "
+             "``cleargrad``).");
     bind_variable_ops(cls);
 }
 

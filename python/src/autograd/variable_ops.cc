@@ -107,15 +107,22 @@ void bind_operators(py::class_<Variable>& cls) {
 
 void bind_views(py::class_<Variable>& cls) {
     // __getitem__ (F.get_item, with boolean masks) is bound by python/src/functions/array_index.cc.
-    cls.def("reshape", [](const Variable& x, const py::args& shape) { return rensa::reshape(x, shape_args(shape)); })
-        .def("transpose",
-             [](const Variable& x, const py::args& axes) {
-                 if (axes.empty() || (axes.size() == 1 && axes[0].is_none())) return F::transpose(x);
-                 Axes out;
-                 for (int64_t a : shape_args(axes)) out.push_back(static_cast<int>(a));
-                 return F::transpose(x, out);
-             })
-        .def_property_readonly("T", [](const Variable& x) { return F::transpose(x); });
+    cls.def(
+           "reshape", [](const Variable& x, const py::args& shape) { return rensa::reshape(x, shape_args(shape)); },
+           "F.reshape of this variable; the shape is given as ints or one tuple (``x.reshape(2, 3)``, "
+           "``x.reshape((2, 3))``).")
+        .def(
+            "transpose",
+            [](const Variable& x, const py::args& axes) {
+                if (axes.empty() || (axes.size() == 1 && axes[0].is_none())) return F::transpose(x);
+                Axes out;
+                for (int64_t a : shape_args(axes)) out.push_back(static_cast<int>(a));
+                return F::transpose(x, out);
+            },
+            "F.transpose of this variable: the axes reversed when none are given, else permuted as ``axes`` "
+            "(ints or one tuple).")
+        .def_property_readonly(
+            "T", [](const Variable& x) { return F::transpose(x); }, "F.transpose of this variable (axes reversed).");
 }
 
 void bind_methods(py::class_<Variable>& cls) {
@@ -123,17 +130,28 @@ void bind_methods(py::class_<Variable>& cls) {
         .def("__int__", [](const Variable& v) { return v.item<int64_t>(); })
         .def("__repr__", [](const Variable& v) { return describe(v, true); })
         .def("__str__", [](const Variable& v) { return describe(v, false); })
-        .def("unchain", &Variable::unchain)
-        .def("unchain_backward", &Variable::unchain_backward)
+        .def("unchain", &Variable::unchain,
+             "Forgets the creator: this variable becomes a leaf, and the graph behind it is freed when nothing "
+             "else holds it.")
+        .def("unchain_backward", &Variable::unchain_backward,
+             "Unchains every function reachable backward from this variable, cutting the whole graph behind it.")
         .def(
             "to_device", [](const Variable& v, const py::handle& device) { v.to_device(to_device(device)); },
-            py::arg("device"))
-        .def("to_cpu", [](const Variable& v) { v.to_device(Device::native()); })
+            py::arg("device"),
+            "Moves the array and the grad to ``device`` in place (a no-op when already there); ``device`` is any "
+            "device specifier or device object.")
+        .def(
+            "to_cpu", [](const Variable& v) { v.to_device(Device::native()); },
+            "Moves the array and the grad to the CPU (native:0) in place.")
         .def(
             "to_gpu", [](const Variable& v, const py::handle& device) { v.to_device(to_gpu_device(device)); },
-            py::arg("device") = py::none())
+            py::arg("device") = py::none(),
+            "Moves the array and the grad to a GPU in place: ``device`` (an id or specifier), or GPU 0 when None "
+            "(Chainer uses the current device).")
         .def(
-            "copydata", [](const Variable& v, const Variable& src) { v.array().assign(src.array()); }, py::arg("var"))
+            "copydata", [](const Variable& v, const Variable& src) { v.array().assign(src.array()); }, py::arg("var"),
+            "Copies the array of ``var`` into this variable's array, in place (broadcast and cast to this array's "
+            "shape and dtype).")
         .def(
             "addgrad",
             [](const Variable& v, const Variable& src) {
@@ -146,22 +164,30 @@ void bind_methods(py::class_<Variable>& cls) {
                     v.set_grad_var(v.grad_var() + Variable(g.to_device(v.device()), false));
                 }
             },
-            py::arg("var"))
-        .def_property_readonly("label",
-                               [](const Variable& v) {
-                                   std::ostringstream os;
-                                   if (v.ndim() == 0) {
-                                       os << "()";
-                                   } else {
-                                       os << v.shape();
-                                   }
-                                   os << ", " << v.dtype();
-                                   return os.str();
-                               })
-        .def_property_readonly("xp", [](const Variable& v) -> py::object {
-            if (v.device().kind == DeviceKind::kNative) return py::module_::import("numpy");
-            return py::module_::import("rensa");
-        });
+            py::arg("var"),
+            "Adds the grad of ``var`` (moved to this variable's device) to this variable's grad; copies it when this "
+            "variable has none, and does nothing when ``var`` has none.")
+        .def_property_readonly(
+            "label",
+            [](const Variable& v) {
+                std::ostringstream os;
+                if (v.ndim() == 0) {
+                    os << "()";
+                } else {
+                    os << v.shape();
+                }
+                os << ", " << v.dtype();
+                return os.str();
+            },
+            "A short description for computational graphs: the shape and the dtype (``(2, 3), float32``).")
+        .def_property_readonly(
+            "xp",
+            [](const Variable& v) -> py::object {
+                if (v.device().kind == DeviceKind::kNative) return py::module_::import("numpy");
+                return py::module_::import("rensa");
+            },
+            "The array module of the variable's device: ``numpy`` on the CPU, ``rensa`` on a GPU (where Chainer "
+            "gives ``cupy``).");
 }
 
 }  // namespace

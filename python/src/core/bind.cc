@@ -126,32 +126,48 @@ void bind_ndarray(py::module_& m) {
                 return out;
             },
             py::arg("dtype") = py::none(), py::arg("copy") = py::none())
-        .def_property_readonly("shape",
-                               [](const Array& a) {
-                                   return py::tuple(py::cast(std::vector<int64_t>(a.shape().begin(), a.shape().end())));
-                               })
+        .def_property_readonly(
+            "shape",
+            [](const Array& a) {
+                return py::tuple(py::cast(std::vector<int64_t>(a.shape().begin(), a.shape().end())));
+            },
+            "The shape, a tuple of ints.")
         .def_property_readonly(
             "strides",
             [](const Array& a) {
                 return py::tuple(py::cast(std::vector<int64_t>(a.strides().begin(), a.strides().end())));
-            })
-        .def_property_readonly("dtype", [](const Array& a) { return dtype_to_python(a.dtype()); })
-        .def_property_readonly("ndim", &Array::ndim)
-        .def_property_readonly("size", &Array::size)
-        .def_property_readonly("itemsize", &Array::itemsize)
-        .def_property_readonly("nbytes", &Array::nbytes)
-        .def_property_readonly("device", &Array::device)
+            },
+            "The strides in bytes, a tuple of ints (numpy's strides).")
+        .def_property_readonly(
+            "dtype", [](const Array& a) { return dtype_to_python(a.dtype()); },
+            "The element type, a numpy.dtype (the string 'bfloat16' for bfloat16 arrays, which numpy lacks).")
+        .def_property_readonly("ndim", &Array::ndim, "The number of dimensions.")
+        .def_property_readonly("size", &Array::size, "The number of elements.")
+        .def_property_readonly("itemsize", &Array::itemsize, "The size of one element in bytes.")
+        .def_property_readonly("nbytes", &Array::nbytes, "The size of the elements in bytes (size * itemsize).")
+        .def_property_readonly("device", &Array::device, "The rensa._core.Device the array lives on.")
         .def(
             "to_device", [](const Array& a, const py::handle& device) { return a.to_device(to_device(device)); },
-            py::arg("device"))
-        .def("copy", &Array::copy)
+            py::arg("device"),
+            "This array when it is already on ``device``, else a contiguous copy there. ``device`` is any "
+            "device specifier (``'native:0'``, ``'cuda:0'``, ``'@cupy:0'``, a device object).")
+        .def("copy", &Array::copy, "A contiguous copy on the same device.")
         .def(
             "astype",
             [](const Array& a, const py::handle& dtype, bool copy) { return a.astype(to_dtype(dtype), copy); },
-            py::arg("dtype"), py::arg("copy") = true)
-        .def("reshape", [](const Array& a,
-                           const std::vector<int64_t>& shape) { return a.reshape(Shape(shape.begin(), shape.end())); })
-        .def("fill", [](const Array& a, double value) { a.fill(value); })
+            py::arg("dtype"), py::arg("copy") = true,
+            "A copy cast to ``dtype`` (numpy casting: floats to integers truncate); with ``copy=False`` the "
+            "array itself when the dtype already matches.")
+        .def(
+            "reshape",
+            [](const Array& a, const std::vector<int64_t>& shape) {
+                return a.reshape(Shape(shape.begin(), shape.end()));
+            },
+            "numpy's reshape: a view when the strides allow it, else a contiguous copy; one -1 in ``shape`` is "
+            "inferred.")
+        .def(
+            "fill", [](const Array& a, double value) { a.fill(value); },
+            "Writes ``value`` (cast to the dtype) into every element, in place (through views too).")
         // backend.copyto's device path: copies src (same device, broadcastable) into this array.
         .def(
             "_assign", [](const Array& a, const Array& src) { a.assign(src); }, py::arg("src"))

@@ -78,7 +78,9 @@ void bind_reporter(py::module_& m) {
             [](Reporter& r, const std::string& name, const py::handle& observer) {
                 r.add_observer(name, observer_key(observer));
             },
-            py::arg("name"), py::arg("observer"))
+            py::arg("name"), py::arg("observer"),
+            "Registers ``observer`` (any object, by identity) under ``name``: the values it reports get the "
+            "prefix ``name/``.")
         .def(
             "add_observers",
             [](Reporter& r, const std::string& prefix, const py::iterable& observers) {
@@ -89,19 +91,26 @@ void bind_reporter(py::module_& m) {
                 }
                 r.add_observers(prefix, pairs);
             },
-            py::arg("prefix"), py::arg("observers"))
+            py::arg("prefix"), py::arg("observers"),
+            "Registers each ``(name, observer)`` pair of ``observers`` (a link's ``namedlinks()``, say) under "
+            "``prefix + name``.")
         .def(
             "report",
             [](Reporter& r, const py::dict& values, const py::handle& observer) {
                 r.report(observation_of(values), observer_key(observer));
             },
-            py::arg("values"), py::arg("observer") = py::none())
+            py::arg("values"), py::arg("observer") = py::none(),
+            "Records the dict ``values`` into the current observation. With an ``observer`` the keys become "
+            "``<observer name>/<key>`` (KeyError for an unregistered observer); outside a scope the values are "
+            "dropped, as in Chainer.")
         .def(
             "scope",
             [](const std::shared_ptr<Reporter>& r, const py::dict& observation) {
                 return ReporterContext{r, observation, {}, {}, {}};
             },
-            py::arg("observation"))
+            py::arg("observation"),
+            "A context manager in which this reporter is current and what is reported goes into the dict "
+            "``observation``.")
         .def("__enter__",
              [](const std::shared_ptr<Reporter>& r) {
                  auto c = std::make_unique<ReporterContext>(ReporterContext{r, py::none(), {}, {}, {}});
@@ -116,12 +125,15 @@ void bind_reporter(py::module_& m) {
                  stack.back()->exit();
                  stack.pop_back();
              })
-        .def_property_readonly("observation", [](const Reporter& r) -> py::object {
-            if (!r.observation()) return py::none();
-            py::dict out;
-            copy_into(*r.observation(), out);
-            return out;
-        });
+        .def_property_readonly(
+            "observation",
+            [](const Reporter& r) -> py::object {
+                if (!r.observation()) return py::none();
+                py::dict out;
+                copy_into(*r.observation(), out);
+                return out;
+            },
+            "A dict copy of the observation being filled, or None outside a scope.");
     m.def(
         "report",
         [](const py::dict& values, const py::handle& observer) {
@@ -135,11 +147,15 @@ void bind_reporter(py::module_& m) {
             return ReporterContext{nullptr, observation, {}, {}, {}};
         },
         py::arg("observation"), "Collects what is reported in the scope into `observation` too.");
-    m.def("get_current_reporter", []() -> py::object {
-        Reporter* r = rensa::get_current_reporter();
-        if (!r) return py::none();
-        return py::cast(r, py::return_value_policy::reference);
-    });
+    m.def(
+        "get_current_reporter",
+        []() -> py::object {
+            Reporter* r = rensa::get_current_reporter();
+            if (!r) return py::none();
+            return py::cast(r, py::return_value_policy::reference);
+        },
+        "The calling thread's current Reporter (chainer.get_current_reporter), or None when no reporter scope is "
+        "open (Chainer raises IndexError there).");
 }
 
 }  // namespace
