@@ -71,8 +71,8 @@ def _add_state_setters(cls):
     entries = [('epoch', 'epoch', int), ('current_position', 'current_position', int),
                ('is_new_epoch', 'is_new_epoch', bool)]
     for name, key, convert in entries:
-        getter = getattr(cls, name).fget
-        setattr(cls, name, property(getter, _state_setter(key, convert)))
+        bound = getattr(cls, name)
+        setattr(cls, name, property(bound.fget, _state_setter(key, convert), doc=bound.__doc__))
     previous = cls.previous_epoch_detail.fget
 
     def previous_or_negative(self):

@@ -191,13 +191,34 @@ void bind_split_functions(py::module_& m) {
         [](py::handle d, int64_t split_at, const py::object& order) {
             return pair_to_python(ds::split_dataset(dataset_from_python(d), split_at, optional_order(order)));
         },
-        py::arg("dataset"), py::arg("split_at"), py::arg("order") = py::none());
+        py::arg("dataset"), py::arg("split_at"), py::arg("order") = py::none(),
+        R"doc(Splits a dataset into two subsets (chainer.datasets.split_dataset): examples ``[0, split_at)`` and
+``[split_at, len(dataset))``, through ``order`` when given. The subsets are views (no example is
+copied).
+
+Args:
+    dataset: the dataset to split.
+    split_at (int): where to split (ValueError outside ``[0, len(dataset)]``).
+    order: a permutation of the indices to take the examples in (None: the dataset's order);
+        ValueError when its length is not the dataset's.
+
+Returns:
+    a tuple of two SubDatasets.)doc");
     m.def(
         "split_dataset_random",
         [](py::handle d, int64_t first_size, const py::object& seed) {
             return pair_to_python(ds::split_dataset_random(dataset_from_python(d), first_size, optional_seed(seed)));
         },
-        py::arg("dataset"), py::arg("first_size"), py::arg("seed") = py::none());
+        py::arg("dataset"), py::arg("first_size"), py::arg("seed") = py::none(),
+        R"doc(Splits a dataset into two subsets through a random permutation
+(chainer.datasets.split_dataset_random): ``first_size`` examples, then the rest.
+
+The permutation comes from rensa's Philox generator: the same ``seed`` gives the same split, but
+not the split numpy's RandomState would give Chainer; without a seed one is drawn from the global
+generator (``rensa.seed`` fixes it).
+
+Returns:
+    a tuple of two SubDatasets.)doc");
     m.def(
         "get_cross_validation_datasets",
         [](py::handle d, int64_t n_fold, const py::object& order) {
@@ -207,7 +228,16 @@ void bind_split_functions(py::module_& m) {
                 out.append(pair_to_python(p));
             return out;
         },
-        py::arg("dataset"), py::arg("n_fold"), py::arg("order") = py::none());
+        py::arg("dataset"), py::arg("n_fold"), py::arg("order") = py::none(),
+        R"doc(Makes ``n_fold`` ``(train, test)`` pairs for cross validation
+(chainer.datasets.get_cross_validation_datasets).
+
+The test parts partition the dataset (taken through ``order`` when given) into ``n_fold`` blocks;
+as in Chainer, pair ``k`` tests block ``n_fold - 1 - k`` and trains on the rest. ValueError unless
+``1 <= n_fold <= len(dataset)``.
+
+Returns:
+    a list of ``(train, test)`` tuples of SubDatasets.)doc");
     m.def(
         "get_cross_validation_datasets_random",
         [](py::handle d, int64_t n_fold, const py::object& seed) {
@@ -217,7 +247,14 @@ void bind_split_functions(py::module_& m) {
                 out.append(pair_to_python(p));
             return out;
         },
-        py::arg("dataset"), py::arg("n_fold"), py::arg("seed") = py::none());
+        py::arg("dataset"), py::arg("n_fold"), py::arg("seed") = py::none(),
+        R"doc(``get_cross_validation_datasets`` over a random permutation
+(chainer.datasets.get_cross_validation_datasets_random); the permutation comes from rensa's Philox
+generator (the same ``seed`` gives the same folds; without one a seed is drawn from the global
+generator).
+
+Returns:
+    a list of ``n_fold`` ``(train, test)`` tuples of SubDatasets.)doc");
 }
 
 void bind_loaders(py::module_& m) {
@@ -260,12 +297,42 @@ void bind_loaders(py::module_& m) {
     };
     mnist_args(m, "_get_mnist", mnist([](const ds::MnistOptions& o) { return ds::get_mnist(o); }));
     mnist_args(m, "_get_fashion_mnist", mnist([](const ds::MnistOptions& o) { return ds::get_fashion_mnist(o); }));
-    const auto cifar_args = [](py::module_& mod, const char* name, auto fn) {
+    const auto cifar_args = [](py::module_& mod, const char* name, auto fn, const char* doc) {
         mod.def(name, fn, py::arg("withlabel") = true, py::arg("ndim") = 3, py::arg("scale") = 1.0,
-                py::arg("dtype") = py::none());
+                py::arg("dtype") = py::none(), doc);
     };
-    cifar_args(m, "get_cifar10", cifar([](const ds::CifarOptions& o) { return ds::get_cifar10(o); }));
-    cifar_args(m, "get_cifar100", cifar([](const ds::CifarOptions& o) { return ds::get_cifar100(o); }));
+    cifar_args(m, "get_cifar10", cifar([](const ds::CifarOptions& o) { return ds::get_cifar10(o); }),
+               R"doc(The CIFAR-10 dataset (chainer.datasets.get_cifar10): 50,000 training and 10,000 test images of
+10 classes.
+
+Read from the binary version of the data set in ``$RENSA_DATASET_ROOT/cifar-10-batches-bin``
+(``data_batch_1.bin`` ... ``data_batch_5.bin``, ``test_batch.bin``). Unlike Chainer nothing is
+downloaded: a missing file raises IOError saying what to put where.
+
+Args:
+    withlabel (bool): examples are ``(image, label)`` pairs with int32 labels; False: examples without labels.
+    ndim (int): 3 for ``(3, 32, 32)`` images, 1 for flat ``(3072,)`` ones (ValueError otherwise).
+    scale (float): pixel values are scaled to ``[0, scale]``.
+    dtype: the float dtype of the images (float32 by default).
+
+Returns:
+    a ``(train, test)`` tuple of datasets.)doc");
+    cifar_args(m, "get_cifar100", cifar([](const ds::CifarOptions& o) { return ds::get_cifar100(o); }),
+               R"doc(The CIFAR-100 dataset (chainer.datasets.get_cifar100): 50,000 training and 10,000 test images of
+100 classes (the fine labels).
+
+Read from the binary version of the data set in ``$RENSA_DATASET_ROOT/cifar-100-binary``
+(``train.bin``, ``test.bin``). Unlike Chainer nothing is downloaded: a missing file raises IOError
+saying what to put where.
+
+Args:
+    withlabel (bool): examples are ``(image, label)`` pairs with int32 labels; False: examples without labels.
+    ndim (int): 3 for ``(3, 32, 32)`` images, 1 for flat ``(3072,)`` ones (ValueError otherwise).
+    scale (float): pixel values are scaled to ``[0, scale]``.
+    dtype: the float dtype of the images (float32 by default).
+
+Returns:
+    a ``(train, test)`` tuple of datasets.)doc");
 }
 
 }  // namespace

@@ -219,12 +219,14 @@ void bind_training_extensions(py::module_& t) {
                                    }
                                    return out;
                                })
-        .def_property_readonly("converter",
-                               [](ext::Evaluator& self) -> py::object {
-                                   const py::object& c = *py_evaluator(self).args().converter;
-                                   if (!c.is_none()) return c;
-                                   return py::module_::import("rensa.dataset").attr("concat_examples");
-                               })
+        .def_property_readonly(
+            "converter",
+            [](ext::Evaluator& self) -> py::object {
+                const py::object& c = *py_evaluator(self).args().converter;
+                if (!c.is_none()) return c;
+                return py::module_::import("rensa.dataset").attr("concat_examples");
+            },
+            "The converter applied to each batch (``rensa.dataset.concat_examples`` by default).")
         .def_property_readonly("device", [](ext::Evaluator& self) { return *py_evaluator(self).args().device; })
         .def_property_readonly("eval_hook", [](ext::Evaluator& self) { return *py_evaluator(self).args().eval_hook; })
         .def_property_readonly("eval_func", [](ext::Evaluator& self) { return *py_evaluator(self).args().eval_func; });
@@ -258,7 +260,21 @@ void bind_training_extensions(py::module_& t) {
     py::classh<ext::Shift, Extension>(m, "_Shift")
         .def_property_readonly("t", &ext::Shift::t)
         .def_property_readonly("last_value", &ext::Shift::last_value);
-    py::classh<ext::ExponentialShift, ext::Shift>(m, "ExponentialShift")
+    py::classh<ext::ExponentialShift, ext::Shift>(
+        m, "ExponentialShift", R"doc(Multiplies a hyperparameter by ``rate`` at each call: ``value = init * rate ** t``
+(chainer.training.extensions.ExponentialShift).
+
+Each call (default trigger ``(1, 'iteration')``) counts ``t`` and sets the hyperparameter ``attr``
+(``'lr'``, ``'alpha'``, ...) of ``optimizer`` (the trainer's ``'main'`` optimizer when None); on a
+resume it restores the value the snapshot recorded.
+
+Args:
+    attr (str): the name of the optimizer hyperparameter to set.
+    rate (float): the factor (ValueError when negative).
+    init (float): the starting value; None: the optimizer's value of ``attr`` when the extension is
+        initialized.
+    target (float): the shift stops once the value passes it (None: no limit).
+    optimizer: the optimizer to set; None: the trainer's ``'main'`` optimizer.)doc")
         .def(py::init([](std::string attr, double rate, std::optional<double> init, std::optional<double> target,
                          py::object optimizer) {
                  return std::make_shared<ext::ExponentialShift>(std::move(attr), rate,
@@ -266,14 +282,42 @@ void bind_training_extensions(py::module_& t) {
              }),
              py::arg("attr"), py::arg("rate"), py::arg("init") = py::none(), py::arg("target") = py::none(),
              py::arg("optimizer") = py::none());
-    py::classh<ext::LinearShift, ext::Shift>(m, "LinearShift")
+    py::classh<ext::LinearShift, ext::Shift>(
+        m, "LinearShift", R"doc(Moves a hyperparameter linearly (chainer.training.extensions.LinearShift): it keeps
+``value_range[0]`` up to call ``time_range[0]``, reaches ``value_range[1]`` at call
+``time_range[1]``, then keeps it.
+
+Each call (default trigger ``(1, 'iteration')``) counts ``t`` and sets the hyperparameter ``attr``
+(``'lr'``, ``'alpha'``, ...) of ``optimizer`` (the trainer's ``'main'`` optimizer when None); on a
+resume it restores the value the snapshot recorded.
+
+Args:
+    attr (str): the name of the optimizer hyperparameter to set.
+    value_range: a ``(first, last)`` pair of values.
+    time_range: a ``(start, end)`` pair of call counts (ValueError unless ``end > start``).
+    optimizer: the optimizer to set; None: the trainer's ``'main'`` optimizer.)doc")
         .def(py::init([](std::string attr, std::pair<double, double> value_range,
                          std::pair<int64_t, int64_t> time_range, py::object optimizer) {
                  return std::make_shared<ext::LinearShift>(std::move(attr), value_range, time_range,
                                                            optional_optimizer(std::move(optimizer)));
              }),
              py::arg("attr"), py::arg("value_range"), py::arg("time_range"), py::arg("optimizer") = py::none());
-    py::classh<ext::MultistepShift, ext::Shift>(m, "MultistepShift")
+    py::classh<ext::MultistepShift, ext::Shift>(
+        m, "MultistepShift",
+        R"doc(Multiplies a hyperparameter by ``gamma`` at each of the given call counts: ``value = init * gamma **
+k`` with ``k`` the number of step values reached (chainer.training.extensions.MultistepShift).
+
+Each call (default trigger ``(1, 'iteration')``) counts ``t`` and sets the hyperparameter ``attr``
+(``'lr'``, ``'alpha'``, ...) of ``optimizer`` (the trainer's ``'main'`` optimizer when None); on a
+resume it restores the value the snapshot recorded.
+
+Args:
+    attr (str): the name of the optimizer hyperparameter to set.
+    gamma (float): the factor.
+    step_value: the increasing list of call counts at which it multiplies (ValueError otherwise).
+    init (float): the starting value; None: the optimizer's value of ``attr`` when the extension is
+        initialized.
+    optimizer: the optimizer to set; None: the trainer's ``'main'`` optimizer.)doc")
         .def(py::init([](std::string attr, double gamma, std::vector<int64_t> step_value, std::optional<double> init,
                          py::object optimizer) {
                  return std::make_shared<ext::MultistepShift>(std::move(attr), init, gamma, std::move(step_value),
@@ -281,7 +325,23 @@ void bind_training_extensions(py::module_& t) {
              }),
              py::arg("attr"), py::arg("gamma"), py::arg("step_value"), py::arg("init"),
              py::arg("optimizer") = py::none());
-    py::classh<ext::StepShift, ext::Shift>(m, "StepShift")
+    py::classh<ext::StepShift, ext::Shift>(
+        m, "StepShift",
+        R"doc(Multiplies a hyperparameter by ``gamma`` every ``step`` calls: ``value = init * gamma ** floor(t /
+step)`` (chainer.training.extensions.StepShift).
+
+Each call (default trigger ``(1, 'iteration')``) counts ``t`` and sets the hyperparameter ``attr``
+(``'lr'``, ``'alpha'``, ...) of ``optimizer`` (the trainer's ``'main'`` optimizer when None); on a
+resume it restores the value the snapshot recorded.
+
+Args:
+    attr (str): the name of the optimizer hyperparameter to set.
+    gamma (float): the factor.
+    step (int): the number of calls between two multiplications (ValueError when below 1).
+    init (float): the starting value; None: the optimizer's value of ``attr`` when the extension is
+        initialized.
+    target (float): the shift stops once the value passes it (None: no limit).
+    optimizer: the optimizer to set; None: the trainer's ``'main'`` optimizer.)doc")
         .def(py::init([](std::string attr, double gamma, int64_t step, std::optional<double> init,
                          std::optional<double> target, py::object optimizer) {
                  return std::make_shared<ext::StepShift>(std::move(attr), gamma, step,
@@ -289,7 +349,23 @@ void bind_training_extensions(py::module_& t) {
              }),
              py::arg("attr"), py::arg("gamma"), py::arg("step"), py::arg("init") = py::none(),
              py::arg("target") = py::none(), py::arg("optimizer") = py::none());
-    py::classh<ext::PolynomialShift, ext::Shift>(m, "PolynomialShift")
+    py::classh<ext::PolynomialShift, ext::Shift>(
+        m, "PolynomialShift",
+        R"doc(Decays a hyperparameter polynomially to zero: ``value = init * max(1 - t / max_count, 0) ** rate``
+(chainer.training.extensions.PolynomialShift).
+
+Each call (default trigger ``(1, 'iteration')``) counts ``t`` and sets the hyperparameter ``attr``
+(``'lr'``, ``'alpha'``, ...) of ``optimizer`` (the trainer's ``'main'`` optimizer when None); on a
+resume it restores the value the snapshot recorded.
+
+Args:
+    attr (str): the name of the optimizer hyperparameter to set.
+    rate (float): the exponent.
+    max_count (int): the call count at which the value reaches zero (ValueError when below 1).
+    init (float): the starting value; None: the optimizer's value of ``attr`` when the extension is
+        initialized.
+    target (float): the shift stops once the value passes it (None: no limit).
+    optimizer: the optimizer to set; None: the trainer's ``'main'`` optimizer.)doc")
         .def(py::init([](std::string attr, double rate, int64_t max_count, std::optional<double> init,
                          std::optional<double> target, py::object optimizer) {
                  return std::make_shared<ext::PolynomialShift>(std::move(attr), rate, max_count,
@@ -297,7 +373,21 @@ void bind_training_extensions(py::module_& t) {
              }),
              py::arg("attr"), py::arg("rate"), py::arg("max_count"), py::arg("init") = py::none(),
              py::arg("target") = py::none(), py::arg("optimizer") = py::none());
-    py::classh<ext::WarmupShift, ext::Shift>(m, "WarmupShift")
+    py::classh<ext::WarmupShift, ext::Shift>(
+        m, "WarmupShift",
+        R"doc(Moves a hyperparameter evenly from ``warmup_start`` to ``init`` during the first ``warmup_iter``
+calls, then leaves it alone (chainer.training.extensions.WarmupShift).
+
+Each call (default trigger ``(1, 'iteration')``) counts ``t`` and sets the hyperparameter ``attr``
+(``'lr'``, ``'alpha'``, ...) of ``optimizer`` (the trainer's ``'main'`` optimizer when None); on a
+resume it restores the value the snapshot recorded.
+
+Args:
+    attr (str): the name of the optimizer hyperparameter to set.
+    warmup_start (float): the value at the first call; None: the optimizer's value.
+    warmup_iter (int): the length of the warmup in calls (ValueError when below 1).
+    init (float): the value reached at the end of the warmup.
+    optimizer: the optimizer to set; None: the trainer's ``'main'`` optimizer.)doc")
         .def(py::init([](std::string attr, std::optional<double> warmup_start, int64_t warmup_iter, double init,
                          py::object optimizer) {
                  return std::make_shared<ext::WarmupShift>(std::move(attr), warmup_start, warmup_iter, init,
@@ -305,7 +395,22 @@ void bind_training_extensions(py::module_& t) {
              }),
              py::arg("attr"), py::arg("warmup_start"), py::arg("warmup_iter"), py::arg("init"),
              py::arg("optimizer") = py::none());
-    py::classh<ext::InverseShift, ext::Shift>(m, "InverseShift")
+    py::classh<ext::InverseShift, ext::Shift>(
+        m, "InverseShift", R"doc(Decays a hyperparameter as ``value = init * (1 + gamma * t) ** (-power)``
+(chainer.training.extensions.InverseShift, Caffe's "inv" policy).
+
+Each call (default trigger ``(1, 'iteration')``) counts ``t`` and sets the hyperparameter ``attr``
+(``'lr'``, ``'alpha'``, ...) of ``optimizer`` (the trainer's ``'main'`` optimizer when None); on a
+resume it restores the value the snapshot recorded.
+
+Args:
+    attr (str): the name of the optimizer hyperparameter to set.
+    gamma (float): the rate (ValueError when negative).
+    power (float): the exponent.
+    init (float): the starting value; None: the optimizer's value of ``attr`` when the extension is
+        initialized.
+    target (float): the shift stops once the value passes it (None: no limit).
+    optimizer: the optimizer to set; None: the trainer's ``'main'`` optimizer.)doc")
         .def(py::init([](std::string attr, double gamma, double power, std::optional<double> init,
                          std::optional<double> target, py::object optimizer) {
                  return std::make_shared<ext::InverseShift>(std::move(attr), gamma, power,
@@ -328,7 +433,16 @@ void bind_training_extensions(py::module_& t) {
                 },
                 std::move(o));
         },
-        py::arg("observation_key"), py::arg("target_func"), py::arg("trigger") = py::make_tuple(1, "epoch"));
+        py::arg("observation_key"), py::arg("target_func"), py::arg("trigger") = py::make_tuple(1, "epoch"),
+        R"doc(An extension that puts ``target_func(trainer)`` (a number) into the trainer's observation under
+``observation_key`` (chainer.training.extensions.observe_value).
+
+It has writer priority, so LogReport and PrintReport see the value in the same iteration.
+
+Args:
+    observation_key (str): the key of the value in the observation.
+    target_func: ``target_func(trainer)`` returning a number.
+    trigger: when it observes: a trigger or a ``(period, unit)`` tuple.)doc");
     m.def(
         "observe_lr",
         [](std::string optimizer_name, std::string observation_key, py::object trigger) {
@@ -337,15 +451,49 @@ void bind_training_extensions(py::module_& t) {
             return ext::observe_lr(std::move(optimizer_name), std::move(observation_key), std::move(o));
         },
         py::arg("optimizer_name") = "main", py::arg("observation_key") = "lr",
-        py::arg("trigger") = py::make_tuple(1, "epoch"));
+        py::arg("trigger") = py::make_tuple(1, "epoch"),
+        R"doc(An extension that puts the learning rate of an optimizer of the trainer's updater into the
+observation (chainer.training.extensions.observe_lr).
 
-    py::classh<ext::FailOnNonNumber, Extension>(m, "FailOnNonNumber")
+The learning rate is the optimizer's hyperparameter ``lr``, or for Adam and its variants Chainer's
+``Adam.lr`` (``alpha * sqrt(1 - beta2 ** t) / (1 - beta1 ** t)``). KeyError when the optimizer has
+no ``lr``.
+
+Args:
+    optimizer_name (str): the name of the optimizer in the updater.
+    observation_key (str): the key of the value in the observation.
+    trigger: when it observes: a trigger or a ``(period, unit)`` tuple.)doc");
+
+    py::classh<ext::FailOnNonNumber, Extension>(
+        m, "FailOnNonNumber",
+        "Stops training with an error as soon as a parameter (or, with ``check_grad=True``, a gradient) of an "
+        "optimizer's target holds NaN or Inf; the error names the optimizer and the parameter path "
+        "(``main/predictor/l1/W``). (chainer.training.extensions.FailOnNonNumber)")
         .def(py::init([](bool check_grad) {
                  return std::make_shared<ext::FailOnNonNumber>(ext::FailOnNonNumberOptions{.check_grad = check_grad});
              }),
              py::kw_only(), py::arg("check_grad") = true);
 
-    py::classh<ext::ParameterStatistics, Extension>(m, "ParameterStatistics")
+    py::classh<ext::ParameterStatistics, Extension>(
+        m, "ParameterStatistics",
+        R"doc(Reports statistics of the parameters and gradients of some links
+(chainer.training.extensions.ParameterStatistics).
+
+The statistics are averaged over the calls between two firings of ``trigger`` and reported as
+``<prefix>/<link name><param path>/<data|grad>/<statistic>`` (``predictor/l1/W/data/mean``), with
+``/<i>`` appended for statistics that give several numbers (the percentiles). Uninitialized
+parameters and absent gradients are skipped.
+
+Args:
+    links: a link or a list of links.
+    statistics: ``'default'`` (mean, std, min, max, zeros and percentiles, Chainer's), None, or a
+        dict of name to ``statistic(array)`` returning a number or an array of numbers.
+    report_params (bool): report the statistics of the parameters.
+    report_grads (bool): report the statistics of the gradients.
+    prefix (str): a prefix of the keys.
+    trigger: when the averages are reported: a trigger or a ``(period, unit)`` tuple.
+    skip_nan_params (bool): a parameter holding NaN reports a single NaN per statistic instead of
+        computing it.)doc")
         .def(py::init([](py::object links, py::object statistics, bool report_params, bool report_grads,
                          py::object prefix, py::object trigger, bool skip_nan_params) {
                  ext::ParameterStatisticsOptions o;
@@ -382,9 +530,23 @@ void bind_training_extensions(py::module_& t) {
             [](ext::ParameterStatistics& self, const std::string& name, py::object fn) {
                 self.register_statistics(name, statistic_from_python(std::move(fn)));
             },
-            py::arg("name"), py::arg("statistic"));
+            py::arg("name"), py::arg("statistic"),
+            "Adds (or replaces) the statistic ``name``: ``statistic(array)`` returning a number or an array of "
+            "numbers.");
 
-    py::classh<ext::DumpGraph, Extension>(m, "DumpGraph")
+    py::classh<ext::DumpGraph, Extension>(
+        m, "DumpGraph",
+        R"doc(Writes the computational graph behind an observed value (the loss) as Graphviz DOT to
+``<out>/<filename>``, once, after the first iteration (chainer.training.extensions.DumpGraph).
+
+rensa's observations hold arrays, so the observed array is matched back to the live Variable that
+holds it: the Variable must still be alive when the extension runs (a Classifier keeps its last
+loss), else ValueError. KeyError when nothing was reported as ``root_name``.
+``variable_style`` and ``function_style`` are not supported (ValueError when given).
+
+Args:
+    root_name (str): the reported key of the graph's root (``main/loss``).
+    filename (str): the output file name in the trainer's ``out`` folder.)doc")
         .def(py::init(
                  [](std::string root_name, std::string filename, py::object variable_style, py::object function_style) {
                      if (!variable_style.is_none() || !function_style.is_none()) {
@@ -396,7 +558,18 @@ void bind_training_extensions(py::module_& t) {
              py::arg("function_style") = py::none());
     m.attr("dump_graph") = m.attr("DumpGraph");
 
-    py::classh<ext::MicroAverage, Extension>(m, "MicroAverage")
+    py::classh<ext::MicroAverage, Extension>(
+        m, "MicroAverage",
+        R"doc(Reports a micro average (chainer.training.extensions.MicroAverage): sums a numerator and a
+denominator reported in each iteration (``main/correct`` and ``main/total``, say) and, when
+``trigger`` fires, reports ``sum(numerators) / sum(denominators)`` as ``result_key`` and restarts
+the sums.
+
+Args:
+    numerator_key (str): the reported key of the numerator.
+    denominator_key (str): the reported key of the denominator.
+    result_key (str): the key the ratio is reported under.
+    trigger: when the ratio is reported: a trigger or a ``(period, unit)`` tuple.)doc")
         .def(py::init([](std::string numerator_key, std::string denominator_key, std::string result_key,
                          py::object trigger) {
                  training::TriggerArg arg = to_trigger_arg(trigger);

@@ -151,19 +151,27 @@ void bind_iterator_base(py::module_& dataset) {
         .def(py::init<>())
         .def("__iter__", [](py::object self) { return self; })
         .def("__next__", &next_batch)
-        .def("next", [](py::object self) { return self.attr("__next__")(); })
-        .def("reset",
-             [](Iterator& self) {
-                 if (is_python_subclass(self)) RENSA_THROW(NotImplementedError, "Iterator.reset is not implemented");
-                 py::gil_scoped_release release;
-                 self.reset();
-             })
-        .def("finalize",
-             [](Iterator& self) {
-                 if (is_python_subclass(self)) return;
-                 py::gil_scoped_release release;
-                 self.finalize();
-             })
+        .def(
+            "next", [](py::object self) { return self.attr("__next__")(); },
+            "The next batch, a list of examples (as ``next(iterator)``); StopIteration when an iterator that does "
+            "not repeat is exhausted.")
+        .def(
+            "reset",
+            [](Iterator& self) {
+                if (is_python_subclass(self)) RENSA_THROW(NotImplementedError, "Iterator.reset is not implemented");
+                py::gil_scoped_release release;
+                self.reset();
+            },
+            "Rewinds the iterator to the start of epoch 0 (a Python subclass must override it).")
+        .def(
+            "finalize",
+            [](Iterator& self) {
+                if (is_python_subclass(self)) return;
+                py::gil_scoped_release release;
+                self.finalize();
+            },
+            "Releases the resources of the iterator (worker threads or processes); ``with iterator:`` calls it on "
+            "exit.")
         .def(
             "serialize",
             [](Iterator& self, const serializers::Serializer& serializer) {
@@ -171,7 +179,9 @@ void bind_iterator_base(py::module_& dataset) {
                 py::gil_scoped_release release;
                 self.serialize(serializer);
             },
-            py::arg("serializer"))
+            py::arg("serializer"),
+            "Saves or loads the iterator's state (position, epoch, order) through ``serializer``; nothing for a "
+            "Python subclass that does not override it.")
         .def("__enter__", [](py::object self) { return self; })
         .def("__exit__", [](py::object self, const py::args&) { self.attr("finalize")(); });
     // For tests of the C++ side: C++ alone holds the iterator and calls its virtuals, as the
@@ -193,20 +203,29 @@ void bind_iterator_base(py::module_& dataset) {
 template <class Cls>
 void def_iterator_state(Cls& cls) {
     using it::SerialIterator;
-    cls.def_property_readonly("dataset", [](const SerialIterator& s) { return dataset_to_python(s.dataset()); })
-        .def_property_readonly("batch_size", &SerialIterator::batch_size)
-        .def_property_readonly("repeat", &SerialIterator::repeat)
-        .def_property_readonly("epoch", &SerialIterator::epoch)
-        .def_property_readonly("epoch_detail", &SerialIterator::epoch_detail)
-        .def_property_readonly("previous_epoch_detail", &SerialIterator::previous_epoch_detail)
-        .def_property_readonly("is_new_epoch", &SerialIterator::is_new_epoch)
-        .def_property_readonly("current_position", &SerialIterator::current_position)
-        .def_property_readonly("order_sampler",
-                               [](const SerialIterator& s) -> py::object {
-                                   const auto& sampler = s.order_sampler();
-                                   if (!sampler) return py::none();
-                                   return py::cast(sampler);
-                               })
+    cls.def_property_readonly(
+           "dataset", [](const SerialIterator& s) { return dataset_to_python(s.dataset()); },
+           "The dataset the examples come from.")
+        .def_property_readonly("batch_size", &SerialIterator::batch_size, "The number of examples per batch.")
+        .def_property_readonly("repeat", &SerialIterator::repeat,
+                               "Whether the iterator goes on over the epochs (else it stops after one).")
+        .def_property_readonly("epoch", &SerialIterator::epoch, "The number of epochs completed.")
+        .def_property_readonly("epoch_detail", &SerialIterator::epoch_detail,
+                               "The epoch as a float: ``epoch + current_position / len(dataset)``.")
+        .def_property_readonly("previous_epoch_detail", &SerialIterator::previous_epoch_detail,
+                               "``epoch_detail`` before the last batch, or None before the first.")
+        .def_property_readonly("is_new_epoch", &SerialIterator::is_new_epoch,
+                               "Whether the last batch finished an epoch.")
+        .def_property_readonly("current_position", &SerialIterator::current_position,
+                               "The position of the next example in the current epoch's order.")
+        .def_property_readonly(
+            "order_sampler",
+            [](const SerialIterator& s) -> py::object {
+                const auto& sampler = s.order_sampler();
+                if (!sampler) return py::none();
+                return py::cast(sampler);
+            },
+            "The order sampler drawing each epoch's order, or None when iterating in dataset order.")
         .def_property_readonly("_order", [](const SerialIterator& s) -> py::object {
             if (!s.order()) return py::none();
             return py::array_t<int64_t>(static_cast<py::ssize_t>(s.order()->size()), s.order()->data());
@@ -230,8 +249,10 @@ void bind_iterator_classes(py::module_& m) {
             [](OrderSampler& s, const std::vector<int64_t>& current_order, int64_t current_position) {
                 return s(current_order, current_position);
             },
-            py::arg("current_order"), py::arg("current_position"))
-        .def("serialize", &OrderSampler::serialize, py::arg("serializer"));
+            py::arg("current_order"), py::arg("current_position"),
+            "The order of the next epoch (an array of indices), given the current order and position.")
+        .def("serialize", &OrderSampler::serialize, py::arg("serializer"),
+             "Saves or loads the sampler's state through ``serializer``.");
     py::classh<it::ShuffleOrderSampler, OrderSampler>(m, "ShuffleOrderSampler",
                                                       "A fresh random permutation every epoch (Philox).")
         .def(py::init([](const py::object& random_state, const py::object& seed) {
@@ -244,8 +265,13 @@ void bind_iterator_classes(py::module_& m) {
                  return std::make_shared<it::ShuffleOrderSampler>(s);
              }),
              py::arg("random_state") = py::none(), py::arg("seed") = py::none())
-        .def_property_readonly("seed", &it::ShuffleOrderSampler::seed)
-        .def_property_readonly("counter", &it::ShuffleOrderSampler::counter);
+        .def_property_readonly("seed", &it::ShuffleOrderSampler::seed,
+                               "The seed of its counter-based (Philox) generator: ``seed`` if given, else drawn from "
+                               "``random_state`` or from rensa's global generator.")
+        .def_property_readonly(
+            "counter", &it::ShuffleOrderSampler::counter,
+            "The Philox counter, advanced by the random blocks each permutation used (saved by ``serialize``, so a "
+            "resumed iterator draws the orders an uninterrupted one would have).");
 
     py::classh<it::SerialIterator, Iterator> serial(m, "SerialIterator", "Batches in order or shuffled each epoch.");
     serial.def(py::init([](py::handle dataset, int64_t batch_size, bool repeat, const py::object& shuffle,
@@ -275,7 +301,8 @@ void bind_iterator_classes(py::module_& m) {
              }),
              py::arg("dataset"), py::arg("batch_size"), py::arg("repeat") = true, py::arg("shuffle") = py::none(),
              py::arg("n_threads") = 1, py::arg("order_sampler") = py::none())
-        .def_property_readonly("n_threads", &it::MultithreadIterator::n_threads);
+        .def_property_readonly("n_threads", &it::MultithreadIterator::n_threads,
+                               "The number of threads fetching examples.");
 }
 
 }  // namespace

@@ -91,11 +91,15 @@ void bind_training_reports(py::module_& t) {
              }),
              py::arg("keys") = py::none(), py::arg("trigger") = py::make_tuple(1, "epoch"),
              py::arg("postprocess") = py::none(), py::arg("filename") = "log", py::arg("log_name") = py::none())
-        .def_property_readonly("log", [](const ext::LogReport& self) {
-            py::list out;
-            for (const ext::LogEntry& entry : self.log()) out.append(entry_to_python(entry));
-            return out;
-        });
+        .def_property_readonly(
+            "log",
+            [](const ext::LogReport& self) {
+                py::list out;
+                for (const ext::LogEntry& entry : self.log()) out.append(entry_to_python(entry));
+                return out;
+            },
+            "The entries made so far: a list of dicts (the means of the reported values, ``epoch``, ``iteration`` "
+            "and ``elapsed_time``).");
 
     py::classh<ext::PrintReport, Extension>(m, "PrintReport", "chainer.training.extensions.PrintReport")
         .def(py::init([](py::object entries, py::object log_report, py::object out) {
@@ -111,7 +115,7 @@ void bind_training_reports(py::module_& t) {
                      std::make_shared<PyPrintReport>(std::move(out), std::move(e), std::move(o)));
              }),
              py::arg("entries") = py::none(), py::arg("log_report") = "LogReport", py::arg("out") = py::none())
-        .def_property_readonly("entries", &ext::PrintReport::entries);
+        .def_property_readonly("entries", &ext::PrintReport::entries, "The names of the columns it prints.");
 
     py::classh<ext::ProgressBar, Extension>(m, "ProgressBar", "chainer.training.extensions.ProgressBar")
         .def(

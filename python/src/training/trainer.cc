@@ -167,7 +167,9 @@ void bind_training_trainer(py::module_& t) {
                                        py::custom_type_setup(&gc_support::enable_gc))
         .def(py::init<>())
         .def("__call__", &Extension::operator(), py::arg("trainer"))
-        .def_property_readonly("default_name", &Extension::default_name)
+        .def_property_readonly("default_name", &Extension::default_name,
+                               "The name the trainer registers the extension under when ``extend`` gets none: the "
+                               "class name by default.")
         .def_property_readonly("priority", &Extension::priority)
         .def_property("name", &Extension::name, &Extension::set_name)
         .def("initialize", &Extension::initialize, py::arg("trainer"))
@@ -212,11 +214,26 @@ void bind_training_trainer(py::module_& t) {
             },
             py::arg("extension"), py::arg("name") = py::none(), py::arg("trigger") = py::none(),
             py::arg("priority") = py::none(), py::kw_only(), py::arg("call_before_training") = false,
-            py::arg("invoke_before_training") = py::none())
+            py::arg("invoke_before_training") = py::none(),
+            R"doc(Registers an extension, called after each update whose trigger fires.
+
+Args:
+    extension: an Extension, or any callable ``extension(trainer)`` (its ``trigger``, ``priority``
+        and ``default_name`` attributes are used where present, as Chainer's ``make_extension``).
+    name (str): the name under which it is registered; the extension's ``default_name`` when None.
+        A name already taken gets ``_1``, ``_2``, ... appended, as in Chainer.
+    trigger: a trigger object or a ``(period, unit)`` tuple (unit ``'epoch'`` or
+        ``'iteration'``); the extension's own trigger when None.
+    priority (int): extensions with a higher priority run first (``PRIORITY_WRITER`` >
+        ``PRIORITY_EDITOR`` > ``PRIORITY_READER``); the extension's own priority when None.
+    call_before_training (bool): also call it once before the first update (not on a resumed run).
+    invoke_before_training (bool): Chainer's older name of ``call_before_training``.
+
+ValueError for an empty name, the name ``'training'``, and when called during or after ``run``.)doc")
         .def(
             "get_extension",
             [](Trainer& self, const std::string& name) { return extension_to_python(self.get_extension(name)); },
-            py::arg("name"))
+            py::arg("name"), "The extension registered as ``name``; KeyError naming the registered names otherwise.")
         .def(
             "run",
             [](Trainer& self, bool show_loop_exception_msg) {
@@ -225,28 +242,50 @@ void bind_training_trainer(py::module_& t) {
                 py::gil_scoped_release release;
                 self.run();
             },
-            py::arg("show_loop_exception_msg") = true)
-        .def_property_readonly("updater", [](Trainer& self) { return py::cast(self.updater_ptr()); })
-        .def_property_readonly("stop_trigger",
-                               [](Trainer& self) {
-                                   training::TriggerPtr trigger = self.stop_trigger();
-                                   if (auto* s = dynamic_cast<SignalCheckTrigger*>(trigger.get())) trigger = s->inner();
-                                   return trigger_to_python(trigger);
-                               })
-        .def_property_readonly("out", &Trainer::out)
-        .def_property_readonly("elapsed_time", &Trainer::elapsed_time)
-        .def_property_readonly("is_before_training", &Trainer::is_before_training)
+            py::arg("show_loop_exception_msg") = true,
+            R"doc(Runs the training loop until the stop trigger fires.
+
+Sorts the extensions by priority, initializes them, calls the ``call_before_training`` ones on a
+fresh run, then repeats: a fresh observation as the reporter's scope, ``updater.update()``, and
+each extension whose trigger fires. Every extension and the updater are finalized however the
+loop ends; an exception is first passed to each extension's ``on_error``, then re-raised.
+The GIL is released while the C++ loop runs. ``show_loop_exception_msg`` is accepted for Chainer
+compatibility: a loop exception is always reported on stderr. ValueError when called twice.)doc")
+        .def_property_readonly(
+            "updater", [](Trainer& self) { return py::cast(self.updater_ptr()); }, "The updater the trainer runs.")
+        .def_property_readonly(
+            "stop_trigger",
+            [](Trainer& self) {
+                training::TriggerPtr trigger = self.stop_trigger();
+                if (auto* s = dynamic_cast<SignalCheckTrigger*>(trigger.get())) trigger = s->inner();
+                return trigger_to_python(trigger);
+            },
+            "The stop trigger (a trigger that never fires when the trainer got none).")
+        .def_property_readonly("out", &Trainer::out, "The output folder extensions write to (created by ``run``).")
+        .def_property_readonly("elapsed_time", &Trainer::elapsed_time,
+                               "Seconds since ``run`` began, plus the time recorded in a loaded snapshot (frozen when "
+                               "``run`` ends).")
+        .def_property_readonly("is_before_training", &Trainer::is_before_training,
+                               "True before the first update (iteration 0).")
         // As Chainer: the values reported during the iteration, as Variables (not floats).
-        .def_property_readonly("observation",
-                               [](Trainer& self) {
-                                   py::dict out;
-                                   for (const auto& [key, value] : self.observation) {
-                                       out[py::str(key)] = py::cast(Variable(value, /*requires_grad=*/false));
-                                   }
-                                   return out;
-                               })
-        .def_property_readonly("reporter", &Trainer::reporter, py::return_value_policy::reference_internal)
-        .def("serialize", &Trainer::serialize, py::arg("serializer"), py::call_guard<py::gil_scoped_release>());
+        .def_property_readonly(
+            "observation",
+            [](Trainer& self) {
+                py::dict out;
+                for (const auto& [key, value] : self.observation) {
+                    out[py::str(key)] = py::cast(Variable(value, /*requires_grad=*/false));
+                }
+                return out;
+            },
+            "A dict of the values reported during the current iteration, as Variables (as "
+            "Chainer).")
+        .def_property_readonly("reporter", &Trainer::reporter, py::return_value_policy::reference_internal,
+                               "The Reporter of the loop: each optimizer's target is an observer under the "
+                               "optimizer's name (``main``), its child links under ``main/<path>``.")
+        .def("serialize", &Trainer::serialize, py::arg("serializer"), py::call_guard<py::gil_scoped_release>(),
+             "Saves or loads the trainer's state through ``serializer``: the updater (``updater/``), the stop "
+             "trigger, each extension and its trigger (``extensions/<name>/``, ``extension_triggers/<name>/``) and "
+             "the elapsed time, as Chainer.");
 }
 
 }  // namespace rensa::python

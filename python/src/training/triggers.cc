@@ -68,20 +68,46 @@ void bind_training_triggers(py::module_& t) {
     py::module_ m = t.def_submodule("triggers", "chainer.training.triggers");
 
     py::classh<Trigger>(t, "Trigger", "Base of rensa's C++ triggers: trigger(trainer) -> bool")
-        .def("__call__", &Trigger::operator(), py::arg("trainer"))
-        .def("serialize", &Trigger::serialize, py::arg("serializer"))
-        .def("get_training_length", &Trigger::get_training_length)
-        .def_property_readonly("finished", &Trigger::finished);
+        .def("__call__", &Trigger::operator(), py::arg("trainer"), "Whether the trigger fires at this iteration.")
+        .def("serialize", &Trigger::serialize, py::arg("serializer"),
+             "Saves or loads the trigger's state through ``serializer``, so a resumed run neither fires twice nor "
+             "skips a point.")
+        .def("get_training_length", &Trigger::get_training_length,
+             "``(period, unit)`` when the trigger fires at a fixed length (what ProgressBar reads from the stop "
+             "trigger), else None.")
+        .def_property_readonly("finished", &Trigger::finished,
+                               "True when the trigger will never fire again; the trainer then skips the "
+                               "extension's ``initialize``.");
 
-    py::classh<tr::IntervalTrigger, Trigger>(m, "IntervalTrigger")
+    py::classh<tr::IntervalTrigger, Trigger>(
+        m, "IntervalTrigger",
+        R"doc(Fires every ``period`` iterations or epochs (chainer.training.triggers.IntervalTrigger).
+
+What a ``(period, unit)`` tuple given as a trigger becomes. With unit ``'iteration'`` it fires when the
+iteration is a multiple of ``period``; with ``'epoch'`` when ``epoch_detail`` crossed a multiple of
+``period`` since the last call.
+
+Args:
+    period (int): the interval, at least 1 (ValueError otherwise).
+    unit (str): ``'iteration'`` or ``'epoch'`` (ValueError otherwise).)doc")
         .def(py::init<int64_t, std::string>(), py::arg("period"), py::arg("unit"))
-        .def_property_readonly("period", &tr::IntervalTrigger::period)
-        .def_property_readonly("unit", &tr::IntervalTrigger::unit)
+        .def_property_readonly("period", &tr::IntervalTrigger::period, "The interval length.")
+        .def_property_readonly("unit", &tr::IntervalTrigger::unit, "``'iteration'`` or ``'epoch'``.")
         .def("__repr__", [](const tr::IntervalTrigger& self) {
             return "IntervalTrigger(" + std::to_string(self.period()) + ", '" + self.unit() + "')";
         });
 
-    py::classh<tr::ManualScheduleTrigger, Trigger>(m, "ManualScheduleTrigger")
+    py::classh<tr::ManualScheduleTrigger, Trigger>(
+        m, "ManualScheduleTrigger",
+        R"doc(Fires at the given iterations or epochs (chainer.training.triggers.ManualScheduleTrigger).
+
+A point ``p`` fires on the call where the counter crosses it (previous < p <= now), so a resumed run
+neither fires twice nor skips a point; ``finished`` is True once the last point fired.
+
+Args:
+    points: one point or a list of them; epoch points may be fractional (0.5 fires half way through
+        the first epoch). ValueError for an empty list.
+    unit (str): ``'iteration'`` or ``'epoch'`` (ValueError otherwise).)doc")
         .def(py::init([](py::handle points, std::string unit) {
                  std::vector<double> p;
                  if (py::isinstance<py::sequence>(points) && !py::isinstance<py::str>(points)) {
@@ -92,10 +118,19 @@ void bind_training_triggers(py::module_& t) {
                  return std::make_shared<tr::ManualScheduleTrigger>(std::move(p), std::move(unit));
              }),
              py::arg("points"), py::arg("unit"))
-        .def_property_readonly("points", &tr::ManualScheduleTrigger::points)
-        .def_property_readonly("unit", &tr::ManualScheduleTrigger::unit);
+        .def_property_readonly("points", &tr::ManualScheduleTrigger::points, "The points, a list of floats.")
+        .def_property_readonly("unit", &tr::ManualScheduleTrigger::unit, "``'iteration'`` or ``'epoch'``.");
 
-    py::classh<tr::BestValueTrigger, Trigger>(m, "BestValueTrigger")
+    py::classh<tr::BestValueTrigger, Trigger>(
+        m, "BestValueTrigger",
+        R"doc(Fires when the mean of a reported value since the last check is the best so far
+(chainer.training.triggers.BestValueTrigger).
+
+Args:
+    key (str): the reported key to watch (``'validation/main/loss'``, say). KeyError naming the keys
+        reported when the check comes and ``key`` was never reported since the last one.
+    compare: ``compare(best_value, new_value)``, True when ``new_value`` is better.
+    trigger: how often the mean is compared: a trigger or a ``(period, unit)`` tuple.)doc")
         .def(py::init([](std::string key, py::object compare, py::object trigger) {
                  PyRef fn = make_py_ref(std::move(compare));
                  auto cmp = [fn](double best, double value) {
@@ -105,20 +140,42 @@ void bind_training_triggers(py::module_& t) {
                  return std::make_shared<tr::BestValueTrigger>(std::move(key), cmp, to_trigger_arg(trigger));
              }),
              py::arg("key"), py::arg("compare"), py::arg("trigger") = py::make_tuple(1, "epoch"))
-        .def_property_readonly("key", &tr::BestValueTrigger::key)
-        .def_property_readonly("best_value", &tr::BestValueTrigger::best_value);
-    py::classh<tr::MaxValueTrigger, tr::BestValueTrigger>(m, "MaxValueTrigger")
+        .def_property_readonly("key", &tr::BestValueTrigger::key, "The reported key it watches.")
+        .def_property_readonly("best_value", &tr::BestValueTrigger::best_value,
+                               "The best mean so far, or None before the first check.");
+    py::classh<tr::MaxValueTrigger, tr::BestValueTrigger>(
+        m, "MaxValueTrigger",
+        "A BestValueTrigger that fires when the mean of ``key`` is the largest so far (a validation accuracy, say); "
+        "``trigger`` sets how often it is checked.")
         .def(py::init([](std::string key, py::object trigger) {
                  return std::make_shared<tr::MaxValueTrigger>(std::move(key), to_trigger_arg(trigger));
              }),
              py::arg("key"), py::arg("trigger") = py::make_tuple(1, "epoch"));
-    py::classh<tr::MinValueTrigger, tr::BestValueTrigger>(m, "MinValueTrigger")
+    py::classh<tr::MinValueTrigger, tr::BestValueTrigger>(
+        m, "MinValueTrigger",
+        "A BestValueTrigger that fires when the mean of ``key`` is the smallest so far (a validation loss, say); "
+        "``trigger`` sets how often it is checked.")
         .def(py::init([](std::string key, py::object trigger) {
                  return std::make_shared<tr::MinValueTrigger>(std::move(key), to_trigger_arg(trigger));
              }),
              py::arg("key"), py::arg("trigger") = py::make_tuple(1, "epoch"));
 
-    py::classh<tr::EarlyStoppingTrigger, Trigger>(m, "EarlyStoppingTrigger")
+    py::classh<tr::EarlyStoppingTrigger, Trigger>(
+        m, "EarlyStoppingTrigger",
+        R"doc(A stop trigger for early stopping (chainer.training.triggers.EarlyStoppingTrigger).
+
+Accumulates the monitored value at each iteration; at each check it compares the mean with the best
+so far, and fires when the value has not improved for ``patience`` checks in a row, or when
+``max_trigger`` fires. A check without the monitored key is skipped. Unlike Chainer's, its state
+(best value, count, the inner triggers) is serialized, so a resumed run keeps its patience count.
+
+Args:
+    check_trigger: how often the mean is compared: a trigger or a ``(period, unit)`` tuple.
+    monitor (str): the reported key to watch.
+    patience (int): checks without improvement before stopping (ValueError when negative).
+    mode (str): ``'min'``, ``'max'``, or ``'auto'`` (max when ``monitor`` contains ``accuracy``, else min).
+    verbose (bool): print when it stops.
+    max_trigger: stops training anyway when this fires.)doc")
         .def(py::init([](py::object check_trigger, std::string monitor, int64_t patience, std::string mode,
                          bool verbose, py::object max_trigger) {
                  tr::EarlyStoppingOptions o;
@@ -135,14 +192,22 @@ void bind_training_triggers(py::module_& t) {
              py::arg("check_trigger") = py::make_tuple(1, "epoch"), py::arg("monitor") = "main/loss",
              py::arg("patience") = 3, py::arg("mode") = "auto", py::arg("verbose") = false,
              py::arg("max_trigger") = py::make_tuple(100, "epoch"))
-        .def_property_readonly("best", &tr::EarlyStoppingTrigger::best)
-        .def_property_readonly("count", &tr::EarlyStoppingTrigger::count)
-        .def_property_readonly("patience", &tr::EarlyStoppingTrigger::patience);
+        .def_property_readonly("best", &tr::EarlyStoppingTrigger::best, "The best mean of the monitored value so far.")
+        .def_property_readonly("count", &tr::EarlyStoppingTrigger::count,
+                               "The number of checks in a row without improvement.")
+        .def_property_readonly("patience", &tr::EarlyStoppingTrigger::patience,
+                               "The checks without improvement it waits before stopping.");
 
-    py::classh<tr::TimeTrigger, Trigger>(m, "TimeTrigger")
+    py::classh<tr::TimeTrigger, Trigger>(m, "TimeTrigger",
+                                         "Fires once each time the trainer's elapsed time passes another ``period`` "
+                                         "seconds (chainer.training.triggers.TimeTrigger); at most one fire per call. "
+                                         "ValueError for ``period <= 0``.")
         .def(py::init<double>(), py::arg("period"))
-        .def_property_readonly("period", &tr::TimeTrigger::period);
-    py::classh<tr::OnceTrigger, Trigger>(m, "OnceTrigger").def(py::init<bool>(), py::arg("call_on_resume") = false);
+        .def_property_readonly("period", &tr::TimeTrigger::period, "The period in seconds.");
+    py::classh<tr::OnceTrigger, Trigger>(m, "OnceTrigger",
+                                         "Fires on its first call only (chainer.training.triggers.OnceTrigger); with "
+                                         "``call_on_resume=True`` once more on the first call after a resume.")
+        .def(py::init<bool>(), py::arg("call_on_resume") = false);
 
     m.def(
         "get_trigger",

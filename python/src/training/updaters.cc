@@ -134,23 +134,32 @@ void bind_training_updaters(py::module_& t) {
     // Holds Python objects through C++ (See Note [Garbage collection through C++]).
     py::classh<Updater>(t, "Updater", "chainer.training.Updater (bound C++ updaters)",
                         py::custom_type_setup(&gc_support::enable_gc))
-        .def("update", &Updater::update, py::call_guard<py::gil_scoped_release>())
-        .def("get_optimizer", &Updater::get_optimizer, py::arg("name"), py::return_value_policy::reference_internal)
-        .def("get_all_optimizers", &Updater::get_all_optimizers)
+        .def("update", &Updater::update, py::call_guard<py::gil_scoped_release>(),
+             "Runs one training step (``update_core``) and advances the iteration counter.")
+        .def("get_optimizer", &Updater::get_optimizer, py::arg("name"), py::return_value_policy::reference_internal,
+             "The optimizer registered as ``name`` (``'main'`` for a single one); KeyError naming the names present.")
+        .def("get_all_optimizers", &Updater::get_all_optimizers, "A dict of every optimizer by name, ordered by name.")
         .def(
             "get_iterator",
             [](Updater& self, const std::string& name) {
                 return py::cast(&self.get_iterator(name), py::return_value_policy::reference);
             },
-            py::arg("name"))
-        .def("finalize", &Updater::finalize)
-        .def("connect_trainer", &Updater::connect_trainer, py::arg("trainer"))
-        .def_property_readonly("iteration", &Updater::iteration)
-        .def_property_readonly("epoch", &Updater::epoch)
-        .def_property_readonly("epoch_detail", &Updater::epoch_detail)
-        .def_property_readonly("previous_epoch_detail", &Updater::previous_epoch_detail)
-        .def_property_readonly("is_new_epoch", &Updater::is_new_epoch)
-        .def("serialize", &Updater::serialize, py::arg("serializer"));
+            py::arg("name"),
+            "The iterator registered as ``name`` (``'main'`` for a single one); KeyError naming the names present.")
+        .def("finalize", &Updater::finalize, "Called when training ends: finalizes the iterators.")
+        .def("connect_trainer", &Updater::connect_trainer, py::arg("trainer"),
+             "Called by the Trainer's constructor with the trainer (nothing by default).")
+        .def_property_readonly("iteration", &Updater::iteration, "The number of updates done.")
+        .def_property_readonly("epoch", &Updater::epoch, "The main iterator's epoch count.")
+        .def_property_readonly("epoch_detail", &Updater::epoch_detail,
+                               "The main iterator's epoch as a float (epoch plus the fraction of the current one).")
+        .def_property_readonly("previous_epoch_detail", &Updater::previous_epoch_detail,
+                               "The main iterator's ``epoch_detail`` before the last update, or None before the first.")
+        .def_property_readonly("is_new_epoch", &Updater::is_new_epoch,
+                               "Whether the last update finished an epoch of the main iterator.")
+        .def("serialize", &Updater::serialize, py::arg("serializer"),
+             "Saves or loads the updater's state through ``serializer``: each iterator (``iterator:<name>``), "
+             "each optimizer and its target (``optimizer:<name>``, ``model:<name>``) and the iteration.");
 
     py::classh<StandardUpdater, Updater, PyStandardUpdater>(m, "StandardUpdater",
                                                             "chainer.training.updaters.StandardUpdater")
@@ -183,7 +192,9 @@ void bind_training_updaters(py::module_& t) {
              py::arg("auto_new_epoch") = true)
         .def(
             "update_core", [](StandardUpdater& self) { py_updater(self).base_update_core(); },
-            py::call_guard<py::gil_scoped_release>())
+            py::call_guard<py::gil_scoped_release>(),
+            "The C++ training step: the next batch of the ``'main'`` iterator through the converter, then "
+            "``optimizer.update`` of the ``'main'`` optimizer with the loss function (its target by default).")
         .def("_next_concatenated", &next_concatenated, py::arg("device") = py::none(),
              "The next batch of the 'main' iterator through concat_examples on `device`, in C++.")
         .def_property("iteration", &StandardUpdater::iteration,
