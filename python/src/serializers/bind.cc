@@ -419,18 +419,37 @@ void bind_serializers(py::module_& m) {
         .def(
             "save", [](const Serializer& s, const py::object& obj) { serialize_object(obj, s); }, arg("obj"));
 
-    py::class_<DictionarySerializer, Serializer>(sm, "DictionarySerializer")
+    py::class_<DictionarySerializer, Serializer>(
+        sm, "DictionarySerializer",
+        R"doc(A serializer that saves into a dict (chainer.serializers.DictionarySerializer): each value goes to
+``target`` as a numpy array under its full key (``predictor/l1/W``).
+
+Args:
+    target (dict): the dict to fill (a new one when None).
+    path (str): the prefix of the keys.)doc")
         .def(py::init([](const py::object& target, const std::string& path) {
                  py::dict dict = target.is_none() ? py::dict() : py::reinterpret_borrow<py::dict>(target);
                  return DictionarySerializer{std::make_shared<DictSaver>(dict), "/" + path};
              }),
              arg("target") = py::none(), arg("path") = "")
-        .def_property_readonly("target", [](const DictionarySerializer& s) { return s.saver->target; })
+        .def_property_readonly(
+            "target", [](const DictionarySerializer& s) { return s.saver->target; },
+            "The dict the values are saved into.")
         .def("__getitem__", [](const DictionarySerializer& s, const std::string& name) {
             return DictionarySerializer{s.saver, s[name].prefix()};
         });
 
-    py::class_<NpzDeserializer, Serializer>(sm, "NpzDeserializer")
+    py::class_<NpzDeserializer, Serializer>(
+        sm, "NpzDeserializer",
+        R"doc(A deserializer that loads from a mapping of arrays (chainer.serializers.NpzDeserializer): a
+``numpy.load`` result of an ``.npz`` file, or a dict such as a DictionarySerializer's ``target``.
+
+Args:
+    npz: the mapping of keys to arrays.
+    path (str): the prefix of the keys to read (``updater/model:main/``, say).
+    strict (bool): a key missing from ``npz`` raises KeyError; False leaves its value as it is.
+    ignore_names: a list of keys (with the prefix) not to load. Chainer's callable form is not
+        supported (NotImplementedError).)doc")
         .def(py::init([](const py::object& npz, const std::string& path, bool strict, const py::object& ignore_names) {
                  return NpzDeserializer{std::make_shared<MappingLoader>(npz, path, strict, to_names(ignore_names))};
              }),
@@ -446,11 +465,33 @@ void bind_serializers(py::module_& m) {
                 }
                 s.loader->commit();
             },
-            arg("obj"));
+            arg("obj"),
+            "Loads the state of ``obj`` (anything with ``serialize(serializer)``) from the mapping: all or nothing, "
+            "every value is checked before any is assigned, so on an error ``obj`` is unchanged.");
 
-    sm.def("save_npz", &save_npz, arg("file"), arg("obj"), arg("compression") = true);
+    sm.def("save_npz", &save_npz, arg("file"), arg("obj"), arg("compression") = true,
+           R"doc(Saves an object to an ``.npz`` file (chainer.serializers.save_npz).
+
+Args:
+    file: a path, or a writable binary file object.
+    obj: the object to save: anything with ``serialize(serializer)`` (a Link, an Optimizer, a
+        Trainer, ...). The keys are Chainer's (``predictor/l1/W``).
+    compression (bool): compress the archive's members.)doc");
     sm.def("load_npz", &load_npz, arg("file"), arg("obj"), arg("path") = "", arg("strict") = true,
-           arg("ignore_names") = py::none());
+           arg("ignore_names") = py::none(),
+           R"doc(Loads an object from an ``.npz`` file (chainer.serializers.load_npz).
+
+Loading is all or nothing: every value is checked (KeyError for a missing key, DimensionError or
+DtypeError for a mismatch) before any is assigned, so on an error ``obj`` is unchanged.
+
+Args:
+    file: a path, or a readable binary file object.
+    obj: the object to load into (anything with ``serialize(serializer)``).
+    path (str): the prefix of the keys to read (``updater/model:main/`` loads a model from a
+        trainer snapshot).
+    strict (bool): a key missing from the file raises KeyError; False leaves its value as it is.
+    ignore_names: a list of keys (with the prefix) not to load. Chainer's callable form is not
+        supported (NotImplementedError).)doc");
 }
 
 }  // namespace rensa::python
