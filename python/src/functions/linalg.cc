@@ -193,7 +193,20 @@ Array array_of(py::handle obj) {
 
 void bind_sparse(py::module_& m) {
     py::module_ sp = m.def_submodule("sparse", "chainer.utils.sparse: CooMatrix, to_coo, get_order");
-    py::class_<F::CooMatrix>(sp, "CooMatrix")
+    py::class_<F::CooMatrix>(sp, "CooMatrix",
+                             R"doc(A sparse matrix in coordinate format (chainer.utils.CooMatrix), the sparse operand of
+``F.sparse_matmul``: an ``(m, n)`` matrix, or a batch of them, given by its nonzeros ``data[i]`` at
+``(row[i], col[i])``.
+
+Args:
+    data: the nonzeros, ``(nnz,)`` or ``(B, ldnz)`` (a Variable keeps its graph).
+    row: the row indices, an integer array of ``data``'s shape (entries < 0 are padding).
+    col: the column indices, likewise.
+    shape: the ``(m, n)`` shape of each matrix.
+    order: ``'C'``, ``'F'`` or ``'other'``; derived from ``row`` and ``col`` when None.
+    requires_grad (bool): whether ``data`` (an array) requires a gradient.
+
+ValueError for inconsistent shapes or indices out of range.)doc")
         .def(py::init([](py::handle data, py::handle row, py::handle col, std::pair<int64_t, int64_t> shape,
                          std::optional<std::string> order, bool requires_grad) {
                  const Variable v = py::isinstance<Variable>(data) ? data.cast<const Variable&>()
@@ -202,21 +215,37 @@ void bind_sparse(py::module_& m) {
              }),
              py::arg("data"), py::arg("row"), py::arg("col"), py::arg("shape"), py::arg("order") = py::none(),
              py::arg("requires_grad") = false)
-        .def_property_readonly("data", &F::CooMatrix::data)
-        .def_property_readonly("row", [](const F::CooMatrix& c) { return to_numpy(c.row()); })
-        .def_property_readonly("col", [](const F::CooMatrix& c) { return to_numpy(c.col()); })
-        .def_property_readonly("shape", &F::CooMatrix::shape)
-        .def_property_readonly("order", &F::CooMatrix::order)
-        .def("to_dense", [](const F::CooMatrix& c) { return to_numpy(c.to_dense()); });
+        .def_property_readonly("data", &F::CooMatrix::data, "The nonzeros, a Variable.")
+        .def_property_readonly(
+            "row", [](const F::CooMatrix& c) { return to_numpy(c.row()); }, "The row indices (-1: padding).")
+        .def_property_readonly(
+            "col", [](const F::CooMatrix& c) { return to_numpy(c.col()); }, "The column indices (-1: padding).")
+        .def_property_readonly("shape", &F::CooMatrix::shape, "The ``(m, n)`` shape of each matrix.")
+        .def_property_readonly("order", &F::CooMatrix::order,
+                               "``'C'`` when the entries are sorted row-major, ``'F'`` when column-major, else "
+                               "``'other'``.")
+        .def(
+            "to_dense", [](const F::CooMatrix& c) { return to_numpy(c.to_dense()); },
+            "The dense ``(m, n)`` (or ``(B, m, n)``) array; entries at the same position add up.");
     sp.def(
         "to_coo",
         [](py::handle x, std::optional<int64_t> ldnz, bool requires_grad) {
             return F::to_coo(array_of(x), ldnz, requires_grad);
         },
-        py::arg("x"), py::arg("ldnz") = py::none(), py::arg("requires_grad") = false);
+        py::arg("x"), py::arg("ldnz") = py::none(), py::arg("requires_grad") = false,
+        R"doc(The CooMatrix of a dense matrix (chainer.utils.to_coo): the nonzeros of a 2-D ``x`` (or of each
+matrix of a 3-D ``x``) in row-major order.
+
+Args:
+    x: a 2-D or 3-D array (ValueError otherwise).
+    ldnz (int): the number of entries per matrix; smaller than the largest nonzero count or None
+        gives that count. Padding entries have ``row = col = -1`` and data 0.
+    requires_grad (bool): whether the CooMatrix's data requires a gradient.)doc");
     sp.def(
         "get_order", [](py::handle row, py::handle col) { return F::get_order(array_of(row), array_of(col)); },
-        py::arg("row"), py::arg("col"));
+        py::arg("row"), py::arg("col"),
+        "Chainer's get_order: ``'C'`` when the valid ``(row, col)`` pairs are sorted row-major, ``'F'`` when "
+        "column-major, else ``'other'``; ValueError for a pair with only one index < 0.");
 }
 
 }  // namespace
