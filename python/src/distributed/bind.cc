@@ -33,7 +33,9 @@ PYBIND11_MODULE(_distributed, m) {
     m.doc() = "chainermn's API over rensa::distributed (MPI)";
     m.def("mpi_version", &mpi_version, "The MPI library's version line (for print_runtime_info).");
     // Registered after core's translators, so tried before the generic rensa::Error one.
-    py::register_exception<rensa::distributed::MpiError>(m, "MpiError", PyExc_RuntimeError);
+    py::register_exception<rensa::distributed::MpiError>(m, "MpiError", PyExc_RuntimeError).attr("__doc__") =
+        "An MPI call failed, or the ranks disagreed in a collective (a RuntimeError; the message "
+        "names the MPI call or the operations the ranks called).";
     distributed_bind::bind_communicator(m);
     distributed_bind::bind_training_parts(m);
     distributed_bind::bind_graph_parts(m);

@@ -97,11 +97,14 @@ void bind_array_collectives(py::classh<Communicator>& cls) {
                     return 0;
                 });
             },
-            py::arg("data"), py::arg("dest"), py::arg("tag") = 0)
+            py::arg("data"), py::arg("dest"), py::arg("tag") = 0,
+            "Sends the array ``data`` to rank ``dest`` (its shape and dtype travel with it); ``recv`` on ``dest`` "
+            "receives it.")
         .def(
             "recv",
             [](Communicator& c, int source, int tag) { return to_numpy(nogil([&] { return c.recv(source, tag); })); },
-            py::arg("source"), py::arg("tag") = 0)
+            py::arg("source"), py::arg("tag") = 0,
+            "Receives the array that rank ``source`` sent with ``send`` (a numpy array on the CPU).")
         .def(
             "split", [](Communicator& c, int color, int key) { return nogil([&] { return c.split(color, key); }); },
             py::arg("color"), py::arg("key"), "MPI_Comm_split: a new communicator of the ranks with `color`, by key.");
@@ -161,9 +164,12 @@ void bind_model_collectives(py::classh<Communicator>& cls) {
              "Averages model's grads over the ranks.")
         .def("allreduce_grad", &Communicator::allreduce_grad, py::arg("model"), py::arg("zero_fill") = false,
              py::call_guard<py::gil_scoped_release>(), "Chainer's older name of multi_node_mean_grad.")
-        .def("barrier", &Communicator::barrier, py::call_guard<py::gil_scoped_release>())
+        .def("barrier", &Communicator::barrier, py::call_guard<py::gil_scoped_release>(),
+             "Waits until every rank has called it (MPI_Barrier).")
         // MPI is finalized at exit, once for every communicator; chainermn scripts call this.
-        .def("finalize", [](Communicator&) {});
+        .def(
+            "finalize", [](Communicator&) {},
+            "Does nothing: rensa finalizes MPI once at exit, for every communicator (chainermn scripts call it).");
 }
 
 }  // namespace
@@ -171,18 +177,22 @@ void bind_model_collectives(py::classh<Communicator>& cls) {
 void bind_communicator(py::module_& m) {
     py::classh<Communicator> cls(m, "CommunicatorBase",
                                  "chainermn's communicator (create one with create_communicator)");
-    cls.def_property_readonly("name", &Communicator::name)
-        .def_property_readonly("rank", &Communicator::rank)
-        .def_property_readonly("size", &Communicator::size)
-        .def_property_readonly("intra_rank", &Communicator::intra_rank)
-        .def_property_readonly("intra_size", &Communicator::intra_size)
-        .def_property_readonly("inter_rank", &Communicator::inter_rank)
-        .def_property_readonly("inter_size", &Communicator::inter_size)
-        .def_property_readonly("allreduce_grad_dtype",
-                               [](const Communicator& c) -> py::object {
-                                   const auto& dtype = c.options().allreduce_grad_dtype;
-                                   return dtype ? dtype_to_python(*dtype) : py::none();
-                               })
+    cls.def_property_readonly("name", &Communicator::name,
+                              "The communicator's kind: ``'flat'``, ``'naive'``, ``'dummy'``, ...")
+        .def_property_readonly("rank", &Communicator::rank, "This process's rank in the communicator.")
+        .def_property_readonly("size", &Communicator::size, "The number of ranks.")
+        .def_property_readonly("intra_rank", &Communicator::intra_rank, "This process's rank among those on its node.")
+        .def_property_readonly("intra_size", &Communicator::intra_size, "The number of ranks on this node.")
+        .def_property_readonly("inter_rank", &Communicator::inter_rank, "This node's index among the nodes.")
+        .def_property_readonly("inter_size", &Communicator::inter_size, "The number of nodes.")
+        .def_property_readonly(
+            "allreduce_grad_dtype",
+            [](const Communicator& c) -> py::object {
+                const auto& dtype = c.options().allreduce_grad_dtype;
+                return dtype ? dtype_to_python(*dtype) : py::none();
+            },
+            "The dtype in which ``multi_node_mean_grad`` reduces gradients (float16/bfloat16 grads are cast to it "
+            "and back), or None to reduce each grad in its own dtype.")
         // What rensa.distributed's comm.mpi_comm wraps with mpi4py (MPI.Comm.f2py): the Fortran
         // handle (MPI_Comm_c2f) of this communicator's own MPI communicator, no copy.
         .def_property_readonly("_mpi_comm_fortran_handle",

@@ -74,14 +74,20 @@ void bind_chain_list(py::module_& m) {
                        py::handle rank_out) { self.add_link(std::move(link), to_ranks(rank_in), to_ranks(rank_out)); },
                     py::arg("link"), py::arg("rank_in") = py::none(), py::arg("rank_out") = py::none(),
                     "Appends a component receiving from rank_in and sending to rank_out (None, int or list).")
-                .def_property_readonly("communicator", &dist::MultiNodeChainList::communicator);
+                .def_property_readonly("communicator", &dist::MultiNodeChainList::communicator,
+                                       "The communicator the components exchange through.");
             // forward(*xs) and __call__(*xs): a rank without model inputs calls model().
             auto forward = [](dist::MultiNodeChainList& self, const py::args& args) {
                 const std::vector<Variable> xs = to_variables(args);
                 py::gil_scoped_release release;
                 return self.forward(xs);
             };
-            cls.def("forward", forward).def("__call__", forward);
+            cls.def("forward", forward,
+                    "Runs this rank's components in order, receiving their inputs from ``rank_in`` and sending their "
+                    "outputs to ``rank_out``. Returns the model output connected to the last send, or, on a rank "
+                    "without model output, a delegate variable; call ``backward()`` on what it returns, on every "
+                    "rank. A rank without model inputs calls it with no arguments.")
+                .def("__call__", forward);
         });
 }
 
@@ -127,19 +133,30 @@ void bind_batch_normalization(py::module_& m) {
                     py::arg("dtype") = "float32", py::arg("use_gamma") = true, py::arg("use_beta") = true,
                     py::arg("initial_gamma") = py::none(), py::arg("initial_beta") = py::none(),
                     py::arg("communication_backend") = "auto")
-                .def_readonly("gamma", &BN::gamma)
-                .def_readonly("beta", &BN::beta)
-                .def_property_readonly("avg_mean", [](const BN& self) { return to_numpy(self.avg_mean); })
-                .def_property_readonly("avg_var", [](const BN& self) { return to_numpy(self.avg_var); })
-                .def_readwrite("N", &BN::N)
-                .def_readwrite("decay", &BN::decay)
-                .def_readwrite("eps", &BN::eps);
+                .def_readonly("gamma", &BN::gamma, "The scale Parameter (undefined when ``use_gamma=False``).")
+                .def_readonly("beta", &BN::beta, "The shift Parameter (undefined when ``use_beta=False``).")
+                .def_property_readonly(
+                    "avg_mean", [](const BN& self) { return to_numpy(self.avg_mean); },
+                    "The running mean over every rank's batches (the same on every rank).")
+                .def_property_readonly(
+                    "avg_var", [](const BN& self) { return to_numpy(self.avg_var); },
+                    "The running unbiased variance over every rank's batches (the same on every rank).")
+                .def_readwrite(
+                    "N", &BN::N,
+                    "Chainer's persistent ``N``, kept so that files keep their keys (rensa does not update it).")
+                .def_readwrite("decay", &BN::decay, "The decay rate of the running statistics.")
+                .def_readwrite("eps", &BN::eps, "The epsilon added to the variance.");
             auto forward = [](BN& self, py::handle x) {
                 const Variable v = to_variable(x);
                 py::gil_scoped_release release;
                 return self.forward(v);
             };
-            cls.def("forward", forward, py::arg("x")).def("__call__", forward, py::arg("x"));
+            cls.def("forward", forward, py::arg("x"),
+                    "Normalizes ``x``. In training mode the batch statistics are the mean and variance of the "
+                    "union of every rank's batch (a collective: every rank must call it the same number of times) "
+                    "and the running statistics are updated identically on every rank; in test mode the running "
+                    "statistics are used, locally. The backward is not differentiable again, as in ChainerMN.")
+                .def("__call__", forward, py::arg("x"));
         });
 }
 

@@ -202,8 +202,10 @@ void bind_extensions(py::module_& m) {
                     py::arg("verbose") = false, py::arg("max_trigger") = py::make_tuple(100, "epoch"))
                 .def("__call__", &dist::MultiNodeEarlyStoppingTrigger::operator(), py::arg("trainer"),
                      py::call_guard<py::gil_scoped_release>())
-                .def_property_readonly("best", &dist::MultiNodeEarlyStoppingTrigger::best)
-                .def_property_readonly("count", &dist::MultiNodeEarlyStoppingTrigger::count);
+                .def_property_readonly("best", &dist::MultiNodeEarlyStoppingTrigger::best,
+                                       "The best mean of the monitored value so far (over every rank).")
+                .def_property_readonly("count", &dist::MultiNodeEarlyStoppingTrigger::count,
+                                       "The number of checks in a row without improvement.");
         });
     class_with_base<dist::AllreducePersistent, training::Extension>(
         m, "AllreducePersistent", "Averages the model's persistent arrays (BatchNormalization statistics).",
