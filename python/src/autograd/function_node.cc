@@ -170,7 +170,10 @@ void bind_function_node(py::module_& m) {
                                                  "Chainer's FunctionNode: subclass it with forward(inputs) on arrays "
                                                  "and backward(target_input_indexes, grad_outputs) on Variables.");
     cls.def(py::init<>())
-        .def("apply", &apply, py::arg("inputs"))
+        .def("apply", &apply, py::arg("inputs"),
+             "Applies the function to ``inputs`` (Variables or arrays): runs ``forward`` on their arrays and, when "
+             "backprop is enabled and an input requires a gradient, links this node into the graph. Returns a tuple "
+             "of Variables.")
         .def(
             "retain_inputs",
             [](FunctionNode& self, const py::iterable& indexes) {
@@ -178,7 +181,9 @@ void bind_function_node(py::module_& m) {
                 if (auto* p = dynamic_cast<PyFunctionNode*>(&self)) p->retained_inputs_ = idx;
                 (self.*&Publicist::retain_inputs)(std::move(idx));
             },
-            py::arg("indexes"))
+            py::arg("indexes"),
+            "Keeps the inputs at ``indexes`` for backward (call it in ``forward``); ``get_retained_inputs`` gives "
+            "them back.")
         .def(
             "retain_outputs",
             [](FunctionNode& self, const py::iterable& indexes) {
@@ -186,28 +191,40 @@ void bind_function_node(py::module_& m) {
                 if (auto* p = dynamic_cast<PyFunctionNode*>(&self)) p->retained_outputs_ = idx;
                 (self.*&Publicist::retain_outputs)(std::move(idx));
             },
-            py::arg("indexes"))
-        .def("get_retained_inputs", [](FunctionNode& self) { return retained(self, false); })
-        .def("get_retained_outputs", [](FunctionNode& self) { return retained(self, true); })
-        .def_property_readonly("inputs",
-                               [](const FunctionNode& self) {
-                                   py::tuple out(self.inputs().size());
-                                   for (size_t i = 0; i < self.inputs().size(); ++i)
-                                       out[i] = py::cast(self.inputs()[i]);
-                                   return out;
-                               })
-        .def_property_readonly("outputs",
-                               [](const FunctionNode& self) {
-                                   py::tuple out(self.outputs().size());
-                                   for (size_t i = 0; i < self.outputs().size(); ++i) {
-                                       auto node = self.outputs()[i].lock();
-                                       out[i] = node ? py::cast(node) : py::none();
-                                   }
-                                   return out;
-                               })
-        .def_property_readonly("rank", &FunctionNode::rank)
-        .def_property_readonly("label", &FunctionNode::label)
-        .def("unchain", &FunctionNode::unchain);
+            py::arg("indexes"),
+            "Keeps the outputs at ``indexes`` for backward (call it in ``forward``); ``get_retained_outputs`` gives "
+            "them back.")
+        .def(
+            "get_retained_inputs", [](FunctionNode& self) { return retained(self, false); },
+            "The inputs kept by ``retain_inputs``, as a tuple of Variables connected to the graph (so backward can "
+            "differentiate through them).")
+        .def(
+            "get_retained_outputs", [](FunctionNode& self) { return retained(self, true); },
+            "The outputs kept by ``retain_outputs``, as a tuple of Variables connected to the graph.")
+        .def_property_readonly(
+            "inputs",
+            [](const FunctionNode& self) {
+                py::tuple out(self.inputs().size());
+                for (size_t i = 0; i < self.inputs().size(); ++i) out[i] = py::cast(self.inputs()[i]);
+                return out;
+            },
+            "The input VariableNodes, a tuple (empty once unchained).")
+        .def_property_readonly(
+            "outputs",
+            [](const FunctionNode& self) {
+                py::tuple out(self.outputs().size());
+                for (size_t i = 0; i < self.outputs().size(); ++i) {
+                    auto node = self.outputs()[i].lock();
+                    out[i] = node ? py::cast(node) : py::none();
+                }
+                return out;
+            },
+            "The output VariableNodes, a tuple (None for an output that is gone).")
+        .def_property_readonly("rank", &FunctionNode::rank, "The largest rank of the inputs.")
+        .def_property_readonly("label", &FunctionNode::label,
+                               "The name in error messages, hooks and graph dumps: the class name by default.")
+        .def("unchain", &FunctionNode::unchain,
+             "Cuts the node out of the graph: its outputs forget their creator and it forgets its inputs.");
     PyFunctionNode::base_label() = py::getattr(cls, "label").release().ptr();  // kept for the process
 }
 

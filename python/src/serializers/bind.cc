@@ -411,13 +411,22 @@ void serialize_python(const py::object& serialize, const Serializer& serializer)
 void bind_serializers(py::module_& m) {
     using py::arg;
     py::module_ sm = m.def_submodule("serializers", "chainer.serializers");
-    py::class_<Serializer>(sm, "Serializer")
-        .def("__call__", &serializer_call, arg("key"), arg("value"))
-        .def("__getitem__", [](const Serializer& s, const std::string& name) { return s[name]; })
-        .def_property_readonly("is_loading", &Serializer::is_loading)
-        .def_property_readonly("path", [](const Serializer& s) { return s.prefix(); })
+    py::class_<Serializer>(
+        sm, "Serializer",
+        "The serializer an object's ``serialize(serializer)`` receives (chainer.serializer's "
+        "Serializer and Deserializer in one): ``x = serializer('key', x)`` saves or loads one value, "
+        "``serializer['child']`` gives the serializer of a child.")
+        .def("__call__", &serializer_call, arg("key"), arg("value"),
+             "Saves ``value`` under ``key``, or loads it: returns the value to assign (``x = serializer('key', x)``).")
         .def(
-            "save", [](const Serializer& s, const py::object& obj) { serialize_object(obj, s); }, arg("obj"));
+            "__getitem__", [](const Serializer& s, const std::string& name) { return s[name]; },
+            "The serializer of the child ``name`` (keys under ``name/``).")
+        .def_property_readonly("is_loading", &Serializer::is_loading, "Whether the serializer loads (else it saves).")
+        .def_property_readonly(
+            "path", [](const Serializer& s) { return s.prefix(); }, "The key prefix of this serializer.")
+        .def(
+            "save", [](const Serializer& s, const py::object& obj) { serialize_object(obj, s); }, arg("obj"),
+            "Walks ``obj.serialize`` with this serializer (saves ``obj`` when saving).");
 
     py::class_<DictionarySerializer, Serializer>(
         sm, "DictionarySerializer",

@@ -166,13 +166,20 @@ void bind_training_trainer(py::module_& t) {
     py::classh<Extension, PyExtension>(t, "Extension", "chainer.training.Extension (subclass it in Python)",
                                        py::custom_type_setup(&gc_support::enable_gc))
         .def(py::init<>())
-        .def("__call__", &Extension::operator(), py::arg("trainer"))
+        .def("__call__", &Extension::operator(), py::arg("trainer"),
+             "Runs the extension; the trainer calls it after each update where its trigger fires.")
         .def_property_readonly("default_name", &Extension::default_name,
                                "The name the trainer registers the extension under when ``extend`` gets none: the "
                                "class name by default.")
-        .def_property_readonly("priority", &Extension::priority)
-        .def_property("name", &Extension::name, &Extension::set_name)
-        .def("initialize", &Extension::initialize, py::arg("trainer"))
+        .def_property_readonly("priority", &Extension::priority,
+                               "The order among extensions at the same iteration: higher runs first "
+                               "(``PRIORITY_READER`` by default).")
+        .def_property("name", &Extension::name, &Extension::set_name,
+                      "The name the trainer registered the extension under (``default_name`` until then).")
+        .def(
+            "initialize", &Extension::initialize, py::arg("trainer"),
+            "Called once by ``Trainer.run`` before the loop, also on a resumed run (not when its trigger is finished); "
+            "nothing by default.")
         .def(
             "on_error",
             [](Extension& self, Trainer& trainer, py::object exc, py::object tb) {
@@ -181,15 +188,17 @@ void bind_training_trainer(py::module_& t) {
                 (void)exc;
                 (void)tb;
             },
-            py::arg("trainer"), py::arg("exc"), py::arg("tb"))
+            py::arg("trainer"), py::arg("exc"), py::arg("tb"),
+            "Called with the exception when the training loop fails, before it is re-raised; nothing by default.")
         .def(
             "finalize",
             [](Extension& self, py::object trainer) {
                 (void)trainer;
                 self.finalize();
             },
-            py::arg("trainer") = py::none())
-        .def("serialize", &Extension::serialize, py::arg("serializer"));
+            py::arg("trainer") = py::none(), "Called when training ends, however it ends; nothing by default.")
+        .def("serialize", &Extension::serialize, py::arg("serializer"),
+             "Saves or loads the extension's state through ``serializer`` (nothing by default).");
 
     py::classh<Trainer>(t, "Trainer", "chainer.training.Trainer", py::custom_type_setup(&gc_support::enable_gc))
         .def(py::init([](py::object updater, py::object stop_trigger, std::string out, py::object extensions) {
