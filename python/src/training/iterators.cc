@@ -273,7 +273,22 @@ void bind_iterator_classes(py::module_& m) {
             "The Philox counter, advanced by the random blocks each permutation used (saved by ``serialize``, so a "
             "resumed iterator draws the orders an uninterrupted one would have).");
 
-    py::classh<it::SerialIterator, Iterator> serial(m, "SerialIterator", "Batches in order or shuffled each epoch.");
+    py::classh<it::SerialIterator, Iterator> serial(
+        m, "SerialIterator",
+        R"doc(Batches of a dataset in order, or shuffled each epoch (chainer.iterators.SerialIterator).
+
+``next(iterator)`` gives a list of examples. With ``repeat`` a batch may span two epochs;
+without it the last batch is short and the next call raises StopIteration. Over a dataset of
+arrays or numbers no Python runs per example; over a Python dataset of other objects (strings,
+nested lists) a Python iterator with the same batches is returned.
+
+Args:
+    dataset: the dataset (anything with ``__len__`` and ``__getitem__``).
+    batch_size (int): the number of examples per batch (ValueError when below 1).
+    repeat (bool): go on over the epochs.
+    shuffle (bool): draw a new order every epoch (None: True unless ``order_sampler`` is given;
+        ValueError when both are given).
+    order_sampler: ``order_sampler(current_order, current_position)`` giving each epoch's order.)doc");
     serial.def(py::init([](py::handle dataset, int64_t batch_size, bool repeat, const py::object& shuffle,
                            const py::object& order_sampler) {
                    it::SerialIteratorOptions o;
@@ -287,7 +302,10 @@ void bind_iterator_classes(py::module_& m) {
     def_iterator_state(serial);
 
     py::classh<it::MultithreadIterator, it::SerialIterator> multi(
-        m, "MultithreadIterator", "SerialIterator's batches, fetched one batch ahead on n_threads threads.");
+        m, "MultithreadIterator",
+        "SerialIterator's batches, fetched one batch ahead on ``n_threads`` threads "
+        "(chainer.iterators.MultithreadIterator); the same seed gives the same batches as a SerialIterator, and "
+        "``serialize`` saves what a SerialIterator would.");
     multi
         .def(py::init([](py::handle dataset, int64_t batch_size, bool repeat, const py::object& shuffle, int n_threads,
                          const py::object& order_sampler) {

@@ -63,7 +63,22 @@ py::dict entry_to_python(const ext::LogEntry& entry) {
 void bind_training_reports(py::module_& t) {
     py::module_ m = t.def_submodule("extensions");
 
-    py::classh<ext::LogReport, Extension>(m, "LogReport", "chainer.training.extensions.LogReport")
+    py::classh<ext::LogReport, Extension>(
+        m, "LogReport",
+        R"doc(Logs the means of the reported values (chainer.training.extensions.LogReport).
+
+At every iteration it adds the trainer's observation to a summary; when ``trigger`` fires it
+appends the means, with ``epoch``, ``iteration`` and ``elapsed_time``, to ``log`` and rewrites
+``<out>/<filename>`` as Chainer's JSON list of dicts (atomically: the previous file stays intact
+when writing fails).
+
+Args:
+    keys: the reported keys to log (None: every key).
+    trigger: when an entry is made: a trigger or a ``(period, unit)`` tuple.
+    postprocess: ``postprocess(entry)`` may edit each entry (a dict) before it is logged.
+    filename (str): the file name under the trainer's ``out``; ``{name}`` fields are replaced by
+        the entry's values (``log_{iteration}``); None writes no file.
+    log_name (str): Chainer's older name of ``filename``.)doc")
         .def(py::init([](py::object keys, py::object trigger, py::object postprocess, py::object filename,
                          py::object log_name) {
                  ext::LogReportOptions o;
@@ -101,7 +116,15 @@ void bind_training_reports(py::module_& t) {
             "The entries made so far: a list of dicts (the means of the reported values, ``epoch``, ``iteration`` "
             "and ``elapsed_time``).");
 
-    py::classh<ext::PrintReport, Extension>(m, "PrintReport", "chainer.training.extensions.PrintReport")
+    py::classh<ext::PrintReport, Extension>(m, "PrintReport",
+                                            R"doc(Prints chosen entries of a LogReport's log as aligned columns
+(chainer.training.extensions.PrintReport): the header once, then one row per new log entry.
+
+Args:
+    entries: the keys to print, in order (None: ``epoch``, ``iteration``, the other keys sorted,
+        ``elapsed_time``, from the first entry printed).
+    log_report: the name of a LogReport registered to the trainer, or a LogReport of its own.
+    out: the stream to write to (sys.stdout by default).)doc")
         .def(py::init([](py::object entries, py::object log_report, py::object out) {
                  ext::PrintReportOptions o;
                  if (py::isinstance<py::str>(log_report)) {
@@ -117,7 +140,17 @@ void bind_training_reports(py::module_& t) {
              py::arg("entries") = py::none(), py::arg("log_report") = "LogReport", py::arg("out") = py::none())
         .def_property_readonly("entries", &ext::PrintReport::entries, "The names of the columns it prints.");
 
-    py::classh<ext::ProgressBar, Extension>(m, "ProgressBar", "chainer.training.extensions.ProgressBar")
+    py::classh<ext::ProgressBar, Extension>(
+        m, "ProgressBar",
+        R"doc(Shows the progress of training (chainer.training.extensions.ProgressBar): a bar of the whole
+training, a bar of the current epoch, the counters, the speed and the estimated time to finish.
+On a terminal the lines are redrawn in place; otherwise they are written as plain lines.
+
+Args:
+    training_length: ``(length, unit)`` of the whole training (None: the stop trigger's).
+    update_interval (int): draws every ``update_interval`` iterations.
+    bar_length (int): characters per bar.
+    out: the stream to write to (sys.stdout by default).)doc")
         .def(
             py::init([](py::object training_length, int64_t update_interval, int bar_length, py::object out) {
                 ext::ProgressBarOptions o;

@@ -200,7 +200,25 @@ void bind_training_trainer(py::module_& t) {
         .def("serialize", &Extension::serialize, py::arg("serializer"),
              "Saves or loads the extension's state through ``serializer`` (nothing by default).");
 
-    py::classh<Trainer>(t, "Trainer", "chainer.training.Trainer", py::custom_type_setup(&gc_support::enable_gc))
+    py::classh<Trainer>(
+        t, "Trainer",
+        R"doc(The training loop (chainer.training.Trainer): runs the updater until the stop trigger fires,
+calling the extensions whose triggers fire after each update.
+
+The loop itself runs in C++ with the GIL released; Python extensions, datasets and loss functions
+take it when called. Example::
+
+    trainer = training.Trainer(updater, (20, 'epoch'), out='result')
+    trainer.extend(extensions.LogReport())
+    trainer.run()
+
+Args:
+    updater: the Updater that runs one training step per iteration.
+    stop_trigger: when training stops: a trigger or a ``(period, unit)`` tuple; None never
+        stops by itself.
+    out (str): the folder extensions write to (created by ``run``).
+    extensions: a list of extensions to register with their default options.)doc",
+        py::custom_type_setup(&gc_support::enable_gc))
         .def(py::init([](py::object updater, py::object stop_trigger, std::string out, py::object extensions) {
                  TriggerArg stop = to_trigger_arg(stop_trigger);
                  training::TriggerPtr inner = stop.empty() ? std::make_shared<NeverTrigger>() : stop.get();

@@ -132,7 +132,9 @@ void bind_training_updaters(py::module_& t) {
     py::module_ m = t.def_submodule("updaters", "chainer.training.updaters");
 
     // Holds Python objects through C++ (See Note [Garbage collection through C++]).
-    py::classh<Updater>(t, "Updater", "chainer.training.Updater (bound C++ updaters)",
+    py::classh<Updater>(t, "Updater",
+                        "The base of updaters (chainer.training.Updater): one training step per ``update()``, and the "
+                        "iteration and epoch counters that triggers read.",
                         py::custom_type_setup(&gc_support::enable_gc))
         .def("update", &Updater::update, py::call_guard<py::gil_scoped_release>(),
              "Runs one training step (``update_core``) and advances the iteration counter.")
