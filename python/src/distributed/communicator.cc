@@ -175,8 +175,16 @@ void bind_model_collectives(py::classh<Communicator>& cls) {
 }  // namespace
 
 void bind_communicator(py::module_& m) {
-    py::classh<Communicator> cls(m, "CommunicatorBase",
-                                 "chainermn's communicator (create one with create_communicator)");
+    py::classh<Communicator> cls(
+        m, "CommunicatorBase",
+        R"doc(A communicator over the processes of an MPI job (chainermn.CommunicatorBase); make one with
+``create_communicator``.
+
+It gives the job's topology (``rank``, ``size``, ``intra_rank``, ...), array collectives
+(``allreduce``, ``bcast``, ``gather``, ``allgather``, ``scatter``, ``alltoall``, ``send``,
+``recv``), object collectives (``bcast_obj``, ``gather_obj``, ``allgather_obj``, ``send_obj``,
+``recv_obj``) and the model collectives (``bcast_data``, ``multi_node_mean_grad``). Every
+collective must be called by every rank, in the same order. The GIL is released while one waits.)doc");
     cls.def_property_readonly("name", &Communicator::name,
                               "The communicator's kind: ``'flat'``, ``'naive'``, ``'dummy'``, ...")
         .def_property_readonly("rank", &Communicator::rank, "This process's rank in the communicator.")

@@ -113,7 +113,24 @@ dist::MultiNodeBatchNormalizationOptions batch_norm_options(double decay, double
 void bind_batch_normalization(py::module_& m) {
     using BN = dist::MultiNodeBatchNormalization;
     class_with_base<BN, links::Link>(
-        m, "MultiNodeBatchNormalization", "BatchNormalization with batch statistics over every rank's batch.",
+        m, "MultiNodeBatchNormalization",
+        R"doc(Batch normalization whose batch statistics are taken over every rank's batch
+(chainermn.links.MultiNodeBatchNormalization).
+
+Ranks may hold batches of different sizes: every rank sees exactly the mean and variance of the
+concatenated batch. Every rank must call it the same number of times, in the same order.
+
+Args:
+    size: the shape of gamma, beta and the statistics (an int or a tuple).
+    comm: the communicator.
+    decay (float): the decay rate of the running statistics.
+    eps (float): the epsilon added to the variance.
+    dtype: the dtype of the parameters and statistics.
+    use_gamma (bool): learn a scale.
+    use_beta (bool): learn a shift.
+    initial_gamma: the initializer of gamma (a scalar, an array or an initializer; None: 1).
+    initial_beta: the initializer of beta (None: 0).
+    communication_backend (str): accepted for ChainerMN compatibility; the communicator decides.)doc",
         [](auto cls) {
             cls.def(py::init([](py::handle size, CommunicatorPtr comm, double decay, double eps, py::handle dtype,
                                 bool use_gamma, bool use_beta, py::handle initial_gamma, py::handle initial_beta,

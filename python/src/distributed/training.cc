@@ -75,7 +75,24 @@ void bind_optimizer(py::module_& m) {
         },
         py::arg("actual_optimizer"), py::arg("communicator"), py::arg("double_buffering") = false,
         py::arg("zero_fill") = true, py::kw_only(), py::arg("overlap") = true,
-        py::arg("bucket_size_bytes") = int64_t{25} << 20, "chainermn.create_multi_node_optimizer.");
+        py::arg("bucket_size_bytes") = int64_t{25} << 20,
+        R"doc(Wraps an optimizer so that it averages the gradients over the ranks before updating
+(chainermn.create_multi_node_optimizer).
+
+At the first update (and whenever the target's parameters change, as after a lazy link's
+initialization) the parameters are broadcast from rank 0; unlike ChainerMN that update is
+skipped only when the broadcast changed something. Attributes not found on the wrapper are the
+actual optimizer's. Every rank must call ``update`` (a collective).
+
+Args:
+    actual_optimizer: the optimizer that updates the parameters.
+    communicator: the communicator the gradients are averaged over.
+    double_buffering (bool): reduce the gradients of step t while step t + 1 computes its own;
+        the parameters then lag one step behind.
+    zero_fill (bool): reduce a parameter without a gradient as zeros (it gets the averaged grad);
+        False leaves it None.
+    overlap (bool): start reducing gradient buckets during backward.
+    bucket_size_bytes (int): the target size of one gradient bucket.)doc");
 }
 
 // Note [Stock evaluators from Python]: an Evaluator made in Python is always its trampoline
@@ -117,7 +134,18 @@ void bind_evaluator(py::module_& m) {
             return std::make_shared<dist::MultiNodeEvaluator>(stock_if_not_overridden(std::move(actual_evaluator)),
                                                               std::move(communicator));
         },
-        py::arg("actual_evaluator"), py::arg("communicator"), "chainermn.create_multi_node_evaluator.");
+        py::arg("actual_evaluator"), py::arg("communicator"),
+        R"doc(Wraps an Evaluator so that every rank reports the same metrics, computed over the union of the
+ranks' validation shards (chainermn.create_multi_node_evaluator).
+
+Each metric is the per-example mean over the whole validation set (ChainerMN averages the ranks'
+means, which differs when the shards differ in length). An evaluator whose class overrides
+``evaluate`` is called as is and its ranks' means are averaged, as ChainerMN does. The wrapper
+is registered under the actual evaluator's name, trigger and priority.
+
+Args:
+    actual_evaluator: the Evaluator each rank runs on its shard.
+    communicator: the communicator the metrics are reduced over.)doc");
 }
 
 void bind_datasets(py::module_& m) {
@@ -180,12 +208,25 @@ void bind_checkpointer(py::module_& m) {
         },
         py::arg("name"), py::arg("comm"), py::arg("cp_interval") = 5, py::arg("gc_interval") = 5,
         py::arg("path") = py::none(), py::kw_only(), py::arg("cleanup") = true,
-        "chainermn.create_multi_node_checkpointer.");
+        R"doc(An extension that snapshots each rank's state to ``<path>/<name>.<rank>.<iteration>``
+(chainermn.create_multi_node_checkpointer); ``maybe_load(trainer)`` resumes a restarted job at the
+newest iteration whose checkpoint exists on every rank.
+
+Args:
+    name (str): the name of the run in the file names.
+    comm: the communicator.
+    cp_interval (int): the number of checkpoints kept (the newest common ones).
+    gc_interval (int): the number of saves between two collections of old checkpoints.
+    path (str): the folder (None: the trainer's ``out``).
+    cleanup (bool): remove the files when training ends without an error.)doc");
 }
 
 void bind_extensions(py::module_& m) {
     class_with_base<dist::MultiNodeEarlyStoppingTrigger, training::Trigger>(
-        m, "MultiNodeEarlyStoppingTrigger", "EarlyStoppingTrigger on the mean over every rank's values.", [](auto cls) {
+        m, "MultiNodeEarlyStoppingTrigger",
+        "An EarlyStoppingTrigger (same arguments, after ``comm``) that compares the mean of the monitored value over "
+        "every rank, so every rank stops at the same iteration.",
+        [](auto cls) {
             cls.def(py::init([](CommunicatorPtr comm, py::handle check_trigger, std::string monitor, int64_t patience,
                                 std::string mode, bool verbose, py::handle max_trigger) {
                         return std::make_shared<dist::MultiNodeEarlyStoppingTrigger>(
