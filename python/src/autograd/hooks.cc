@@ -81,7 +81,7 @@ std::vector<ActiveHook>& active_hooks() {
 
 void bind_function_hooks(py::module_& m) {
     py::classh<FunctionHook, PyFunctionHook>(m, "FunctionHook",
-                                             "Chainer's FunctionHook: `with hook:` runs its callbacks around "
+                                             "Chainer's FunctionHook: ``with hook:`` runs its callbacks around "
                                              "every function applied on this thread.")
         .def(py::init<>())
         .def_property_readonly("name", &FunctionHook::name,

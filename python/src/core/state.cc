@@ -146,7 +146,7 @@ void bind_reporter(py::module_& m) {
         [](const py::dict& observation) {
             return ReporterContext{nullptr, observation, {}, {}, {}};
         },
-        py::arg("observation"), "Collects what is reported in the scope into `observation` too.");
+        py::arg("observation"), "Collects what is reported in the scope into ``observation`` too.");
     m.def(
         "get_current_reporter",
         []() -> py::object {

@@ -107,7 +107,8 @@ void bind_array_collectives(py::classh<Communicator>& cls) {
             "Receives the array that rank ``source`` sent with ``send`` (a numpy array on the CPU).")
         .def(
             "split", [](Communicator& c, int color, int key) { return nogil([&] { return c.split(color, key); }); },
-            py::arg("color"), py::arg("key"), "MPI_Comm_split: a new communicator of the ranks with `color`, by key.");
+            py::arg("color"), py::arg("key"),
+            "MPI_Comm_split: a new communicator of the ranks with ``color``, by ``key``.");
 }
 
 void bind_byte_collectives(py::classh<Communicator>& cls) {

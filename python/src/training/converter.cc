@@ -162,7 +162,7 @@ void bind_convert(py::module_& dataset) {
             const Device target = to_device(device);
             return to_numpy(value_from_python(x).to_device(target));
         },
-        py::arg("device"), py::arg("x"), "x on `device` (None: x unchanged); numpy arrays for the CPU.");
+        py::arg("device"), py::arg("x"), "``x`` on ``device`` (None: ``x`` unchanged); numpy arrays for the CPU.");
 }
 
 }  // namespace data_detail
