@@ -16,6 +16,11 @@ if(NOT RENSA_WITH_DNNL)
   message(STATUS "oneDNN: disabled by RENSA_WITH_DNNL=OFF (convolution uses im2col + GEMM)")
 elseif(RENSA_DNNL_LIBRARY AND RENSA_DNNL_INCLUDE_DIR)
   set(RENSA_DNNL_FOUND ON)
+  # A target, not the path, in rensa_core's link interface: the installed package's config
+  # (cmake/rensaConfig.cmake.in) finds the library again on the consumer's machine.
+  add_library(rensa_deps::dnnl UNKNOWN IMPORTED)
+  set_target_properties(rensa_deps::dnnl PROPERTIES IMPORTED_LOCATION ${RENSA_DNNL_LIBRARY}
+                                                    INTERFACE_INCLUDE_DIRECTORIES ${RENSA_DNNL_INCLUDE_DIR})
   message(STATUS "oneDNN: found ${RENSA_DNNL_LIBRARY}")
 else()
   message(STATUS "oneDNN: not found (convolution uses im2col + GEMM)")
