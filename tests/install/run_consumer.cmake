@@ -2,7 +2,8 @@
 #   cmake -DRENSA_BUILD_DIR=build -DRENSA_SOURCE_DIR=. -DWORK_DIR=<scratch> -DGENERATOR=Ninja
 #         -DCXX_COMPILER=c++ [-DCXX_LAUNCHER=ccache] -DPKG_CONFIG=pkg-config -DEXPECT_VERSION=0.1.0
 #         -DEXPECT_MODULES=core,autograd,... -P tests/install/run_consumer.cmake
-# 1. `cmake --install` of the build into WORK_DIR/prefix (emptied first);
+# 1. `cmake --install` of the build into WORK_DIR/prefix (emptied first): the files of every module
+#    built are there, and every header an installed header includes is installed too;
 # 2. the package's version file: 0.1 compatible, 0.2 and 1.0 not; an unknown component and a
 #    module not built fail a REQUIRED find_package with a message naming them;
 # 3. examples/consumer configured against the prefix with a plain cmake, built and run: it must
@@ -46,6 +47,25 @@ foreach(module IN LISTS EXPECT_MODULES)
     endif()
   endforeach()
 endforeach()
+
+# Every quoted include of every installed header names an installed header (a header that only
+# code rensa.h does not reach includes would otherwise go unnoticed).
+file(GLOB_RECURSE headers ${prefix}/include/rensa/*.h ${prefix}/include/rensa/*.cuh)
+set(missing)
+foreach(header IN LISTS headers)
+  file(STRINGS ${header} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^[^\"]*\"([^\"]+)\".*$" "\\1" included "${line}")
+    if(NOT EXISTS ${prefix}/include/rensa/${included} AND NOT EXISTS ${prefix}/include/${included})
+      file(RELATIVE_PATH name ${prefix}/include ${header})
+      list(APPEND missing "${name} includes \"${included}\"")
+    endif()
+  endforeach()
+endforeach()
+if(missing)
+  list(JOIN missing "\n  " missing)
+  message(FATAL_ERROR "install/consumer: installed headers include headers that were not installed:\n  ${missing}")
+endif()
 
 # --- 2. version file and components ---------------------------------------------------------
 foreach(request_and_expected 0.1:TRUE 0.1.0:TRUE 0.2:FALSE 1.0:FALSE)
