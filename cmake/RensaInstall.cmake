@@ -20,15 +20,16 @@
 # (Note [Lazy native libraries]). The objects are PIC already (CMAKE_POSITION_INDEPENDENT_CODE),
 # so the shared libraries cost links, not compiles.
 #
-# RENSA_INSTALL_CXX (on unless scikit-build-core runs the build, i.e. `pip install .`, whose
-# wheel holds the Python package only, or RENSA_SHARED_MODULES, whose modules are shared already)
-# turns the package on.
+# RENSA_INSTALL_CXX turns the package on. It is off when scikit-build-core runs the build
+# (`pip install .`: the wheel holds the Python package only), with RENSA_SHARED_MODULES (the modules
+# are shared libraries already) and in the sanitizer and fuzzing builds (CI's `make test-asan` and
+# `make test-fuzz`, which would link the shared libraries for nothing).
 
 include(CMakeDependentOption)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 cmake_dependent_option(RENSA_INSTALL_CXX "Install rules and shared libraries of the C++ package (cmake --install)" ON
-                       "NOT SKBUILD;NOT RENSA_SHARED_MODULES" OFF)
+                       "NOT SKBUILD;NOT RENSA_SHARED_MODULES;NOT RENSA_SANITIZE;NOT RENSA_FUZZ" OFF)
 
 set(RENSA_HAS_CUDA 0)
 if(RENSA_CUDA_FOUND)
