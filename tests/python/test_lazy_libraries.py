@@ -93,6 +93,28 @@ def test_extensions_share_one_runtime():
         assert not copies, '{} defines {}'.format(os.path.basename(path), copies[:5])
 
 
+@pytest.mark.skipif(shutil.which('nm') is None or shutil.which('readelf') is None, reason='needs binutils')
+def test_runtimes_share_one_copy_of_the_modules():
+    # librensa_runtime_cuda.so loads librensa_runtime.so for core and holds the CUDA backend only;
+    # each extension keeps every runtime it links (python/CMakeLists.txt, --no-as-needed).
+    folder = os.path.dirname(rensa._core.__file__)
+
+    def needed(path):
+        out = subprocess.run(['readelf', '-d', path], capture_output=True, text=True, check=True).stdout
+        return [line.split('[', 1)[1].rstrip(']') for line in out.splitlines() if '(NEEDED)' in line]
+
+    cuda_runtime = os.path.join(folder, 'librensa_runtime_cuda.so')
+    if os.path.exists(cuda_runtime):
+        assert 'librensa_runtime.so' in needed(cuda_runtime)
+        symbols = subprocess.run(['nm', '-DC', '--defined-only', cuda_runtime], capture_output=True,
+                                 text=True, check=True).stdout.splitlines()
+        core = [line for line in symbols if ' rensa::ops::' in line]
+        assert not core, 'librensa_runtime_cuda.so holds its own copy of core: {}'.format(core[:5])
+        distributed = glob.glob(os.path.join(folder, '_distributed*.so'))
+        for path in distributed:
+            assert 'librensa_runtime_cuda.so' in needed(path), needed(path)
+
+
 def test_import_keeps_the_crash_handler():
     code = """import ctypes, faulthandler
 libc = ctypes.CDLL(None)

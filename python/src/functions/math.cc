@@ -1,5 +1,6 @@
 // rensa._core.functions, math family: reductions, elementwise functions and products.
 // Axis arguments are Chainer's None, int or tuple of ints.
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -10,6 +11,23 @@
 
 namespace rensa::python::functions_bind {
 namespace {
+
+// A function of one floating-point variable returning one of its shape and dtype (sin, log1p, ...),
+// bound with its argument `x` and a docstring of `summary` and that contract.
+struct UnaryFloatFunction {
+    const char* name;
+    Variable (*fn)(const Variable&);
+    const char* summary;
+};
+
+void def_unary_float(py::module_& f, std::initializer_list<UnaryFloatFunction> functions) {
+    for (const UnaryFloatFunction& fn : functions) {
+        const std::string doc = std::string(fn.summary) +
+                                "\n\n:param x: Input variable of a floating-point dtype.\n"
+                                ":returns: A variable of x's shape and dtype.";
+        f.def(fn.name, fn.fn, py::arg("x"), doc.c_str());
+    }
+}
 
 // Chainer's average(x, axis=None, weights=None, keepdims=False), also bound as mean.
 Variable average(const Variable& x, py::handle axis, py::handle weights, bool keepdims) {
@@ -127,128 +145,57 @@ void bind_elementwise(py::module_& f) {
 
 :param x: Input variable of a floating-point dtype.
 :returns: A variable of x's shape and dtype.)doc");
-    f.def("log1p", &F::log1p, py::arg("x"),
-          R"doc(Elementwise natural logarithm plus one function, ``log(1 + x)``, accurate near 0.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("log2", &F::log2, py::arg("x"),
-          R"doc(Elementwise logarithm function to the base 2.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("log10", &F::log10, py::arg("x"),
-          R"doc(Elementwise logarithm function to the base 10.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("sqrt", &F::sqrt, py::arg("x"),
-          R"doc(Elementwise square root function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("rsqrt", &F::rsqrt, py::arg("x"),
-          R"doc(Elementwise reciprocal square root function ``1 / sqrt(x)``.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("square", &F::square, py::arg("x"),
-          R"doc(Elementwise square function ``x * x``.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
+    def_unary_float(f,
+                    {
+                        {"log1p", &F::log1p,
+                         R"doc(Elementwise natural logarithm plus one function, ``log(1 + x)``, accurate near 0.)doc"},
+                        {"log2", &F::log2, R"doc(Elementwise logarithm function to the base 2.)doc"},
+                        {"log10", &F::log10, R"doc(Elementwise logarithm function to the base 10.)doc"},
+                        {"sqrt", &F::sqrt, R"doc(Elementwise square root function.)doc"},
+                        {"rsqrt", &F::rsqrt, R"doc(Elementwise reciprocal square root function ``1 / sqrt(x)``.)doc"},
+                        {"square", &F::square, R"doc(Elementwise square function ``x * x``.)doc"},
+                    });
     // Chainer names its one argument `self` (absolute is also Variable.__abs__).
     f.def("absolute", &F::absolute, py::arg("self"),
           R"doc(Elementwise absolute value function; the gradient is ``sign(x)`` (0 at 0).
 
 :param self: Input variable of a floating-point dtype.
 :returns: A variable of the input's shape and dtype.)doc");
-    f.def("sin", &F::sin, py::arg("x"),
-          R"doc(Elementwise sine function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("cos", &F::cos, py::arg("x"),
-          R"doc(Elementwise cosine function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("tan", &F::tan, py::arg("x"),
-          R"doc(Elementwise tangent function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("arctan", &F::arctan, py::arg("x"),
-          R"doc(Elementwise arctangent function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("sinh", &F::sinh, py::arg("x"),
-          R"doc(Elementwise hyperbolic sine function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("cosh", &F::cosh, py::arg("x"),
-          R"doc(Elementwise hyperbolic cosine function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("erf", &F::erf, py::arg("x"),
-          R"doc(Elementwise error function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("expm1", &F::expm1, py::arg("x"),
-          R"doc(Elementwise exponential minus one function, ``exp(x) - 1``, accurate near 0.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("arcsin", &F::arcsin, py::arg("x"),
-          R"doc(Elementwise arcsine function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("arccos", &F::arccos, py::arg("x"),
-          R"doc(Elementwise arccosine function.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("erfc", &F::erfc, py::arg("x"),
-          R"doc(Elementwise complementary error function ``1 - erf(x)``, accurate for large ``x``.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("ndtr", &F::ndtr, py::arg("x"),
-          R"doc(Elementwise cumulative distribution function of the standard normal distribution.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("erfcx", &F::erfcx, py::arg("x"),
-          R"doc(Elementwise scaled complementary error function ``exp(x ** 2) * erfc(x)``.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("lgamma", &F::lgamma, py::arg("x"),
-          R"doc(Logarithm of the absolute value of the gamma function, elementwise.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("digamma", &F::digamma, py::arg("x"),
-          R"doc(Elementwise digamma function ``psi(x)``, the derivative of :func:`lgamma`.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
+    def_unary_float(
+        f,
+        {
+            {"sin", &F::sin, R"doc(Elementwise sine function.)doc"},
+            {"cos", &F::cos, R"doc(Elementwise cosine function.)doc"},
+            {"tan", &F::tan, R"doc(Elementwise tangent function.)doc"},
+            {"arctan", &F::arctan, R"doc(Elementwise arctangent function.)doc"},
+            {"sinh", &F::sinh, R"doc(Elementwise hyperbolic sine function.)doc"},
+            {"cosh", &F::cosh, R"doc(Elementwise hyperbolic cosine function.)doc"},
+            {"erf", &F::erf, R"doc(Elementwise error function.)doc"},
+            {"expm1", &F::expm1,
+             R"doc(Elementwise exponential minus one function, ``exp(x) - 1``, accurate near 0.)doc"},
+            {"arcsin", &F::arcsin, R"doc(Elementwise arcsine function.)doc"},
+            {"arccos", &F::arccos, R"doc(Elementwise arccosine function.)doc"},
+            {"erfc", &F::erfc,
+             R"doc(Elementwise complementary error function ``1 - erf(x)``, accurate for large ``x``.)doc"},
+            {"ndtr", &F::ndtr,
+             R"doc(Elementwise cumulative distribution function of the standard normal distribution.)doc"},
+            {"erfcx", &F::erfcx, R"doc(Elementwise scaled complementary error function ``exp(x ** 2) * erfc(x)``.)doc"},
+            {"lgamma", &F::lgamma, R"doc(Logarithm of the absolute value of the gamma function, elementwise.)doc"},
+            {"digamma", &F::digamma,
+             R"doc(Elementwise digamma function ``psi(x)``, the derivative of :func:`lgamma`.)doc"},
+        });
     f.def("polygamma", &F::polygamma, py::arg("n"), py::arg("x"),
           R"doc(Polygamma function: the ``n``-th derivative of the digamma function at ``x``.
 
 :param n: Integer array or variable of the orders (not differentiated).
 :param x: Floating-point input variable; n and x broadcast.
 :returns: A variable of x's dtype.)doc");
-    f.def("log_ndtr", &F::log_ndtr, py::arg("x"),
-          R"doc(Logarithm of the cumulative distribution function of the standard normal distribution, elementwise.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
+    def_unary_float(
+        f,
+        {
+            {"log_ndtr", &F::log_ndtr,
+             R"doc(Logarithm of the cumulative distribution function of the standard normal distribution, elementwise.)doc"},
+        });
     f.def("ndtri", &F::ndtri, py::arg("x"),
           R"doc(Elementwise inverse of :func:`ndtr`, defined on ``[0, 1]``.
 
@@ -273,26 +220,18 @@ void bind_elementwise(py::module_& f) {
 :param x: The dividend.
 :param divisor: The divisor; x and divisor broadcast and share a floating-point dtype.
 :returns: The remainder.)doc");
-    f.def("floor", &F::floor, py::arg("x"),
-          R"doc(Elementwise floor function. Not differentiable: the result does not require grad.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("ceil", &F::ceil, py::arg("x"),
-          R"doc(Elementwise ceiling function. Not differentiable: the result does not require grad.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("fix", &F::fix, py::arg("x"),
-          R"doc(Elementwise rounding toward zero. Not differentiable: the result does not require grad.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
-    f.def("sign", &F::sign, py::arg("x"),
-          R"doc(Elementwise sign function (-1, 0 or 1). Not differentiable: the result does not require grad.
-
-:param x: Input variable of a floating-point dtype.
-:returns: A variable of x's shape and dtype.)doc");
+    def_unary_float(
+        f,
+        {
+            {"floor", &F::floor,
+             R"doc(Elementwise floor function. Not differentiable: the result does not require grad.)doc"},
+            {"ceil", &F::ceil,
+             R"doc(Elementwise ceiling function. Not differentiable: the result does not require grad.)doc"},
+            {"fix", &F::fix,
+             R"doc(Elementwise rounding toward zero. Not differentiable: the result does not require grad.)doc"},
+            {"sign", &F::sign,
+             R"doc(Elementwise sign function (-1, 0 or 1). Not differentiable: the result does not require grad.)doc"},
+        });
     f.def("clip", &F::clip, py::arg("x"), py::arg("x_min"), py::arg("x_max"),
           R"doc(Clips (limits) elements of the input: ``min(max(x, x_min), x_max)``.
 

@@ -57,57 +57,36 @@ Variable average_pooling(const Variable& x, const Ints& ksize, const std::option
 }
 
 // The docstrings of the max pooling functions, which one loop binds.
+// The arguments after x, the same for every max_pooling_* (appended to each docstring below).
+constexpr const char* kMaxPoolingArgsDoc = R"doc(
+:param ksize: Size of the pooling window, an int or a tuple of ints (one per spatial dimension).
+:param stride: Stride of the window; None takes ``ksize``.
+:param pad: Spatial padding width.
+:param cover_all: Compute one more output where the last window is partial (Chainer's default).
+:param return_indices: Also return the argmax of each window (only with two spatial dimensions,
+    ``NotImplementedError`` otherwise): an int64 numpy array of y's shape holding the flat position
+    ``ky * kw + kx`` of each maximum in its window, the ``indexes`` of :func:`upsampling_2d`.
+:returns: The pooled variable, or ``(y, indexes)`` with ``return_indices=True``.)doc";
+
 constexpr const char* kMaxPooling2dDoc = R"doc(Spatial max pooling function.
 
 The gradient routes to the first maximum of each window; differentiable twice.
 
-:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
-:param ksize: Size of the pooling window, an int or a tuple of ints (one per spatial dimension).
-:param stride: Stride of the window; None takes ``ksize``.
-:param pad: Spatial padding width.
-:param cover_all: Compute one more output where the last window is partial (Chainer's default).
-:param return_indices: Also return the argmax of each window (only with two spatial dimensions,
-    ``NotImplementedError`` otherwise): an int64 numpy array of y's shape holding the flat position
-    ``ky * kw + kx`` of each maximum in its window, the ``indexes`` of :func:`upsampling_2d`.
-:returns: The pooled variable, or ``(y, indexes)`` with ``return_indices=True``.)doc";
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.)doc";
 
 constexpr const char* kMaxPoolingNdDoc = R"doc(N-dimensionally spatial max pooling function (1 to 3 spatial dimensions).
 
-:param x: Input ``(n, c, d_1, ..., d_N)`` of a floating-point dtype.
-:param ksize: Size of the pooling window, an int or a tuple of ints (one per spatial dimension).
-:param stride: Stride of the window; None takes ``ksize``.
-:param pad: Spatial padding width.
-:param cover_all: Compute one more output where the last window is partial (Chainer's default).
-:param return_indices: Also return the argmax of each window (only with two spatial dimensions,
-    ``NotImplementedError`` otherwise): an int64 numpy array of y's shape holding the flat position
-    ``ky * kw + kx`` of each maximum in its window, the ``indexes`` of :func:`upsampling_2d`.
-:returns: The pooled variable, or ``(y, indexes)`` with ``return_indices=True``.)doc";
+:param x: Input ``(n, c, d_1, ..., d_N)`` of a floating-point dtype.)doc";
 
 constexpr const char* kMaxPooling1dDoc =
     R"doc(1-dimensional spatial max pooling function: :func:`max_pooling_nd` with x of three dimensions.
 
-:param x: Input ``(n, c, l)`` of a floating-point dtype.
-:param ksize: Size of the pooling window, an int or a tuple of ints (one per spatial dimension).
-:param stride: Stride of the window; None takes ``ksize``.
-:param pad: Spatial padding width.
-:param cover_all: Compute one more output where the last window is partial (Chainer's default).
-:param return_indices: Also return the argmax of each window (only with two spatial dimensions,
-    ``NotImplementedError`` otherwise): an int64 numpy array of y's shape holding the flat position
-    ``ky * kw + kx`` of each maximum in its window, the ``indexes`` of :func:`upsampling_2d`.
-:returns: The pooled variable, or ``(y, indexes)`` with ``return_indices=True``.)doc";
+:param x: Input ``(n, c, l)`` of a floating-point dtype.)doc";
 
 constexpr const char* kMaxPooling3dDoc =
     R"doc(3-dimensional spatial max pooling function: :func:`max_pooling_nd` with x of five dimensions.
 
-:param x: Input ``(n, c, d, h, w)`` of a floating-point dtype.
-:param ksize: Size of the pooling window, an int or a tuple of ints (one per spatial dimension).
-:param stride: Stride of the window; None takes ``ksize``.
-:param pad: Spatial padding width.
-:param cover_all: Compute one more output where the last window is partial (Chainer's default).
-:param return_indices: Also return the argmax of each window (only with two spatial dimensions,
-    ``NotImplementedError`` otherwise): an int64 numpy array of y's shape holding the flat position
-    ``ky * kw + kx`` of each maximum in its window, the ``indexes`` of :func:`upsampling_2d`.
-:returns: The pooled variable, or ``(y, indexes)`` with ``return_indices=True``.)doc";
+:param x: Input ``(n, c, d, h, w)`` of a floating-point dtype.)doc";
 
 void bind_max_pooling(py::module_& f) {
     struct Entry {
@@ -125,7 +104,8 @@ void bind_max_pooling(py::module_& f) {
                 return max_pooling(entry.name, entry.spatial, x, ksize, stride, pad, cover_all, return_indices);
             },
             py::arg("x"), py::arg("ksize"), py::arg("stride") = py::none(), py::arg("pad") = 0,
-            py::arg("cover_all") = true, py::arg("return_indices") = false, entry.doc);
+            py::arg("cover_all") = true, py::arg("return_indices") = false,
+            (std::string(entry.doc) + kMaxPoolingArgsDoc).c_str());
     }
 }
 

@@ -2,6 +2,7 @@
 // roi_average_pooling_2d, roi_max_align_2d, roi_average_align_2d) with Chainer's
 // signatures. outsize is an int or a pair; sampling_ratio None, an int or a pair whose
 // entries may be None (adaptive per roi).
+#include <string>
 #include <tuple>
 
 #include "core/error.h"
@@ -31,12 +32,9 @@ using RoiPool = Variable (*)(const Variable&, const Variable&, const Variable&, 
 using RoiAlign = Variable (*)(const Variable&, const Variable&, const Variable&, F::PoolingSize, double,
                               F::RoiSamplingRatio);
 
-// The docstrings of the functions the loops below bind.
-constexpr const char* kRoiMaxPoolingDoc =
-    R"doc(Spatial Region of Interest (ROI) max pooling function: the maximum over each rounded bin
-(-inf for an empty bin).
-
-:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
+// The docstrings of the functions the loops below bind: a head per function, ending with its x, and
+// the arguments after x that both functions of a loop share (appended to their heads).
+constexpr const char* kRoiPoolingArgsDoc = R"doc(
 :param rois: Regions ``(r, 4)``, rows ``(y_min, x_min, y_max, x_max)`` in x's scale before
     ``spatial_scale``.
 :param roi_indices: int32 ``(r,)``: the batch index of each region, in ``[0, n)`` (``IndexError``
@@ -45,48 +43,40 @@ constexpr const char* kRoiMaxPoolingDoc =
 :param spatial_scale: The factor from the region coordinates to x's pixels (positive).
 :returns: A variable of shape ``(r, c, outh, outw)``, differentiable once in x.)doc";
 
+constexpr const char* kRoiMaxPoolingDoc =
+    R"doc(Spatial Region of Interest (ROI) max pooling function: the maximum over each rounded bin
+(-inf for an empty bin).
+
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.)doc";
+
 constexpr const char* kRoiAveragePoolingDoc =
     R"doc(Spatial Region of Interest (ROI) average pooling function: the mean over each rounded bin
 (0 for an empty bin).
 
-:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.)doc";
+
+constexpr const char* kRoiAlignArgsDoc = R"doc(
 :param rois: Regions ``(r, 4)``, rows ``(y_min, x_min, y_max, x_max)`` in x's scale before
     ``spatial_scale``.
 :param roi_indices: int32 ``(r,)``: the batch index of each region, in ``[0, n)`` (``IndexError``
     otherwise).
 :param outsize: The output's ``(outh, outw)``, or an int for both.
 :param spatial_scale: The factor from the region coordinates to x's pixels (positive).
+:param sampling_ratio: Samples per bin along ``(h, w)``: an int, a pair, or None (an entry None
+    samples ``ceil(roi size / out size)`` per region).
 :returns: A variable of shape ``(r, c, outh, outw)``, differentiable once in x.)doc";
 
 constexpr const char* kRoiMaxAlignDoc =
     R"doc(Spatial Region of Interest (ROI) max align function: the maximum of bilinearly interpolated
 samples on a grid in each bin (RoIAlign).
 
-:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
-:param rois: Regions ``(r, 4)``, rows ``(y_min, x_min, y_max, x_max)`` in x's scale before
-    ``spatial_scale``.
-:param roi_indices: int32 ``(r,)``: the batch index of each region, in ``[0, n)`` (``IndexError``
-    otherwise).
-:param outsize: The output's ``(outh, outw)``, or an int for both.
-:param spatial_scale: The factor from the region coordinates to x's pixels (positive).
-:param sampling_ratio: Samples per bin along ``(h, w)``: an int, a pair, or None (an entry None
-    samples ``ceil(roi size / out size)`` per region).
-:returns: A variable of shape ``(r, c, outh, outw)``, differentiable once in x.)doc";
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.)doc";
 
 constexpr const char* kRoiAverageAlignDoc =
     R"doc(Spatial Region of Interest (ROI) average align function: the mean of bilinearly interpolated
 samples on a grid in each bin (RoIAlign).
 
-:param x: Input ``(n, c, h, w)`` of a floating-point dtype.
-:param rois: Regions ``(r, 4)``, rows ``(y_min, x_min, y_max, x_max)`` in x's scale before
-    ``spatial_scale``.
-:param roi_indices: int32 ``(r,)``: the batch index of each region, in ``[0, n)`` (``IndexError``
-    otherwise).
-:param outsize: The output's ``(outh, outw)``, or an int for both.
-:param spatial_scale: The factor from the region coordinates to x's pixels (positive).
-:param sampling_ratio: Samples per bin along ``(h, w)``: an int, a pair, or None (an entry None
-    samples ``ceil(roi size / out size)`` per region).
-:returns: A variable of shape ``(r, c, outh, outw)``, differentiable once in x.)doc";
+:param x: Input ``(n, c, h, w)`` of a floating-point dtype.)doc";
 
 }  // namespace
 
@@ -114,7 +104,8 @@ void bind_roi(py::module_& f) {
                 py::gil_scoped_release release;
                 return fn(x, rois, roi_indices, size, spatial_scale);
             },
-            py::arg("x"), py::arg("rois"), py::arg("roi_indices"), py::arg("outsize"), py::arg("spatial_scale"), doc);
+            py::arg("x"), py::arg("rois"), py::arg("roi_indices"), py::arg("outsize"), py::arg("spatial_scale"),
+            (std::string(doc) + kRoiPoolingArgsDoc).c_str());
     }
     for (const auto& [name, fn, doc] :
          {std::tuple<const char*, RoiAlign, const char*>{"roi_max_align_2d", &F::roi_max_align_2d, kRoiMaxAlignDoc},
@@ -130,7 +121,7 @@ void bind_roi(py::module_& f) {
                 return fn(x, rois, roi_indices, size, spatial_scale, ratio);
             },
             py::arg("x"), py::arg("rois"), py::arg("roi_indices"), py::arg("outsize"), py::arg("spatial_scale"),
-            py::arg("sampling_ratio") = py::none(), doc);
+            py::arg("sampling_ratio") = py::none(), (std::string(doc) + kRoiAlignArgsDoc).c_str());
     }
 }
 

@@ -49,9 +49,22 @@ py::tuple forward_lstm(Link& self, py::handle hx, py::handle cx, py::handle xs) 
     return py::make_tuple(r.hy, r.cy, py::cast(std::move(r.ys)));
 }
 
+// The arguments every n-step link's docstring ends with (its constructor's).
+constexpr const char* kNStepArgsDoc = R"doc(
+Args:
+    n_layers (int): Number of layers.
+    in_size (int or None): Input size (``None``: inferred).
+    out_size (int): Hidden size of each direction.
+    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
+    initialW: Initializer of the weights (keyword only).
+    initial_bias: Initializer of the biases (keyword only).
+)doc";
+
+// `summary`: the docstring's text before kNStepArgsDoc (pybind11 copies the docstring).
 template <class Link>
-auto bind_n_step_class(py::module_& m, const char* name, const char* doc) {
-    return link_class<Link, L::NStepRNNBase>(m, name, doc)
+auto bind_n_step_class(py::module_& m, const char* name, const char* summary) {
+    const std::string doc = std::string(summary) + kNStepArgsDoc;
+    return link_class<Link, L::NStepRNNBase>(m, name, doc.c_str())
         .def(link_init<Link>([](int n_layers, py::handle in_size, int64_t out_size, double dropout, py::handle initialW,
                                 py::handle initial_bias) {
                  return make_n_step<Link>(n_layers, in_size, out_size, dropout, initialW, initial_bias);
@@ -118,103 +131,39 @@ that ``functions.n_step_lstm`` and its siblings take.
     bind_with_cell<L::NStepLSTM>(m, "NStepLSTM", R"doc(Stacked unidirectional LSTM over sequences of variable length.
 
 ``hy, cy, ys = lstm(hx, cx, xs)``; see ``functions.n_step_lstm``.
-
-Args:
-    n_layers (int): Number of layers.
-    in_size (int or None): Input size (``None``: inferred).
-    out_size (int): Hidden size of each direction.
-    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
-    initialW: Initializer of the weights (keyword only).
-    initial_bias: Initializer of the biases (keyword only).
 )doc");
     bind_with_cell<L::NStepBiLSTM>(m, "NStepBiLSTM", R"doc(Stacked bidirectional LSTM over sequences of variable length.
 
 ``hy, cy, ys = lstm(hx, cx, xs)``; each output has ``2 * out_size`` features (forward and backward concatenated).
 See ``functions.n_step_bilstm``.
-
-Args:
-    n_layers (int): Number of layers.
-    in_size (int or None): Input size (``None``: inferred).
-    out_size (int): Hidden size of each direction.
-    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
-    initialW: Initializer of the weights (keyword only).
-    initial_bias: Initializer of the biases (keyword only).
 )doc");
     bind_without_cell<L::NStepGRU>(m, "NStepGRU", R"doc(Stacked unidirectional GRU over sequences of variable length.
 
 ``hy, ys = gru(hx, xs)``; see ``functions.n_step_gru``.
-
-Args:
-    n_layers (int): Number of layers.
-    in_size (int or None): Input size (``None``: inferred).
-    out_size (int): Hidden size of each direction.
-    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
-    initialW: Initializer of the weights (keyword only).
-    initial_bias: Initializer of the biases (keyword only).
 )doc");
     bind_without_cell<L::NStepBiGRU>(m, "NStepBiGRU", R"doc(Stacked bidirectional GRU over sequences of variable length.
 
 ``hy, ys = gru(hx, xs)``; each output has ``2 * out_size`` features. See ``functions.n_step_bigru``.
-
-Args:
-    n_layers (int): Number of layers.
-    in_size (int or None): Input size (``None``: inferred).
-    out_size (int): Hidden size of each direction.
-    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
-    initialW: Initializer of the weights (keyword only).
-    initial_bias: Initializer of the biases (keyword only).
 )doc");
     bind_without_cell<L::NStepRNNTanh>(
         m, "NStepRNNTanh", R"doc(Stacked unidirectional Elman RNN with tanh over sequences of variable length.
 
 ``hy, ys = rnn(hx, xs)``; see ``functions.n_step_rnn``.
-
-Args:
-    n_layers (int): Number of layers.
-    in_size (int or None): Input size (``None``: inferred).
-    out_size (int): Hidden size of each direction.
-    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
-    initialW: Initializer of the weights (keyword only).
-    initial_bias: Initializer of the biases (keyword only).
 )doc");
     bind_without_cell<L::NStepRNNReLU>(
         m, "NStepRNNReLU", R"doc(Stacked unidirectional Elman RNN with ReLU over sequences of variable length.
 
 ``hy, ys = rnn(hx, xs)``; see ``functions.n_step_rnn``.
-
-Args:
-    n_layers (int): Number of layers.
-    in_size (int or None): Input size (``None``: inferred).
-    out_size (int): Hidden size of each direction.
-    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
-    initialW: Initializer of the weights (keyword only).
-    initial_bias: Initializer of the biases (keyword only).
 )doc");
     bind_without_cell<L::NStepBiRNNTanh>(
         m, "NStepBiRNNTanh", R"doc(Stacked bidirectional Elman RNN with tanh over sequences of variable length.
 
 ``hy, ys = rnn(hx, xs)``; each output has ``2 * out_size`` features. See ``functions.n_step_birnn``.
-
-Args:
-    n_layers (int): Number of layers.
-    in_size (int or None): Input size (``None``: inferred).
-    out_size (int): Hidden size of each direction.
-    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
-    initialW: Initializer of the weights (keyword only).
-    initial_bias: Initializer of the biases (keyword only).
 )doc");
     bind_without_cell<L::NStepBiRNNReLU>(
         m, "NStepBiRNNReLU", R"doc(Stacked bidirectional Elman RNN with ReLU over sequences of variable length.
 
 ``hy, ys = rnn(hx, xs)``; each output has ``2 * out_size`` features. See ``functions.n_step_birnn``.
-
-Args:
-    n_layers (int): Number of layers.
-    in_size (int or None): Input size (``None``: inferred).
-    out_size (int): Hidden size of each direction.
-    dropout (float): Dropout ratio applied to the input of each layer but the first, in [0, 1).
-    initialW: Initializer of the weights (keyword only).
-    initial_bias: Initializer of the biases (keyword only).
 )doc");
 }
 
