@@ -318,8 +318,19 @@ def code_block(decl, caption):
     return '\n'.join(out)
 
 
-def _wrap_decl(decl):
-    return [decl] if len(decl) <= 110 else [decl[i:i + 110] for i in range(0, len(decl), 110)]
+def _wrap_decl(decl, width=110):
+    """A long declaration broken after its commas into lines of at most `width` characters where
+    it can be (a single piece longer than that stays whole), continued with an indent."""
+    if len(decl) <= width:
+        return [decl]
+    pieces = re.split(r'(?<=,) ', decl)
+    lines = [pieces[0]]
+    for piece in pieces[1:]:
+        if len(lines[-1]) + 1 + len(piece) <= width:
+            lines[-1] += ' ' + piece
+        else:
+            lines.append('    ' + piece)
+    return lines
 
 
 def header_rst(rel_path, text):

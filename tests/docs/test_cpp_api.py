@@ -100,3 +100,11 @@ def test_every_module_page_is_produced(tmp_path):
     core = (tmp_path / 'core.rst').read_text()
     assert '\ncore/native/' not in core  # no section of a native-backend header
     assert 'Array reshape(' in core
+
+
+def test_long_declarations_break_between_arguments():
+    decl = ('[[nodiscard]] static Array from_host(const void* data, const Shape& shape, Dtype dtype, '
+            'Device device = default_device(), int64_t a_long_argument_name_to_pass_the_width = 0);')
+    lines = cpp_api._wrap_decl(decl)
+    assert len(lines) == 2 and all(len(line) <= 110 for line in lines)
+    assert ' '.join(line.strip() for line in lines) == decl  # no token is cut
