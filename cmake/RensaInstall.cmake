@@ -172,7 +172,7 @@ function(rensa_install_package)
           DESTINATION ${RENSA_INSTALL_CMAKEDIR} COMPONENT rensa_cxx)
 
   # rensa.pc, relocatable: the prefix is found from the .pc file's own directory.
-  file(RELATIVE_PATH pc_to_prefix /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+  file(RELATIVE_PATH pc_to_prefix /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)  # any prefix: only the path between counts
   string(REGEX REPLACE "/$" "" pc_to_prefix "${pc_to_prefix}")
   set(RENSA_PC_PREFIX "\${pcfiledir}/${pc_to_prefix}")
   list(JOIN pc_libs " " RENSA_PC_LIBS)
